@@ -1,0 +1,1 @@
+"""infercost: why serving a large language model costs what it costs."""
