@@ -1,0 +1,118 @@
+"""Time: prefill (reading the question), decode steps (writing), and a whole answer. Roofline model.
+
+A pass takes max(FLOP / (G F eta_c), bytes / (G B eta_m)) (Williams et al. 2009, "Roofline"), plus
+tensor-parallel communication.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..precision import Formats
+from ..specs import ModelSpec
+from .comms import tensor_parallel_comm_s
+from .machine import Machine
+from .memory import kv_bytes_for_sequence, weight_bytes
+from .params import active_params, params_touched_at_batch
+
+ANSWER_SEGMENTS = 64  # an answer's steps are summed exactly up to this many, by segments beyond
+
+
+def attention_head_dim(m: ModelSpec) -> float:
+    """Width of one head's q.k and attention.v products (MLA: (qk_nope + qk_rope + v) / 2)."""
+    if m.mla is not None:
+        return (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim + m.mla.v_head_dim) / 2
+    return m.head_dim
+
+
+def attended_pairs(cached_tokens: float, new_tokens: float, window: float | None) -> float:
+    """Sum over new tokens of how many tokens each attends to (causal, continuous form)."""
+    s, n = cached_tokens, new_tokens
+    if window is None or s + n <= window:
+        return n * s + n * n / 2
+    if s >= window:
+        return n * window
+    return (window * window - s * s) / 2 + (s + n - window) * window
+
+
+def attention_flop(m: ModelSpec, cached_tokens: float, new_tokens: float) -> float:
+    """4 * n_heads * d_head per (query, key) pair per layer: q.k and attention.v, 2 FLOP per multiply-add."""
+    per_pair = 4 * m.heads * attention_head_dim(m)
+    full = m.full_attention_layers * attended_pairs(cached_tokens, new_tokens, None)
+    sliding = m.sliding_window_layers * attended_pairs(cached_tokens, new_tokens, m.sliding_window_tokens)
+    return per_pair * (full + sliding)
+
+
+def prefill_flop(m: ModelSpec, prompt_tokens: float, cached_tokens: float = 0) -> float:
+    """2 * P_active * n_p + causal attention 2 * L * n_heads * d_head * n_p^2 (Kaplan et al. 2020, arXiv 2001.08361)."""
+    return 2 * active_params(m) * prompt_tokens + attention_flop(m, cached_tokens, prompt_tokens)
+
+
+@dataclass(frozen=True)
+class PassTime:
+    """One forward pass: its time and which limit set it."""
+
+    time_s: float
+    compute_s: float
+    memory_s: float
+    comm_s: float
+
+    @property
+    def bound(self) -> str:
+        return "compute" if self.compute_s >= self.memory_s else "memory"
+
+
+def pass_time(flop: float, bytes_read: float, comm_s: float, machine: Machine) -> PassTime:
+    compute_s = flop / machine.effective_flop_per_s
+    memory_s = bytes_read / machine.effective_bandwidth_bytes_per_s
+    return PassTime(max(compute_s, memory_s) + comm_s, compute_s, memory_s, comm_s)
+
+
+def prefill_pass(m: ModelSpec, machine: Machine, fmt: Formats, prompt_tokens: float, batch: int = 1,
+                 cached_tokens: float = 0) -> PassTime:
+    """Reading `batch` prompts of `prompt_tokens` new tokens each (after `cached_tokens` already cached)."""
+    flop = batch * prefill_flop(m, prompt_tokens, cached_tokens)
+    bytes_read = weight_bytes(m, fmt.weight_bytes_per_param)
+    bytes_read += batch * kv_bytes_for_sequence(m, cached_tokens + prompt_tokens, fmt.kv_bytes_per_element)
+    return pass_time(flop, bytes_read, tensor_parallel_comm_s(m, machine, batch * prompt_tokens), machine)
+
+
+def decode_flop(m: ModelSpec, batch: float, context_tokens: float, new_tokens: float = 1) -> float:
+    """2 * P_active * b + attention 4 * L * n_heads * d_head * c * b, per new token of each sequence."""
+    per_sequence = 2 * active_params(m) * new_tokens + attention_flop(m, context_tokens, new_tokens)
+    return batch * per_sequence
+
+
+def decode_bytes(m: ModelSpec, fmt: Formats, batch: float, context_tokens: float, new_tokens: float = 1) -> float:
+    """Weights read once per step (MoE: the experts the batch touches) + each sequence's KV cache."""
+    weights = params_touched_at_batch(m, batch * new_tokens) * fmt.weight_bytes_per_param
+    return weights + batch * kv_bytes_for_sequence(m, context_tokens, fmt.kv_bytes_per_element)
+
+
+def decode_step(m: ModelSpec, machine: Machine, fmt: Formats, batch: float, context_tokens: float,
+                new_tokens: float = 1) -> PassTime:
+    """One step writing `new_tokens` for each of `batch` sequences holding `context_tokens` each."""
+    flop = decode_flop(m, batch, context_tokens, new_tokens)
+    bytes_read = decode_bytes(m, fmt, batch, context_tokens, new_tokens)
+    return pass_time(flop, bytes_read, tensor_parallel_comm_s(m, machine, batch * new_tokens), machine)
+
+
+def answer_decode_s(m: ModelSpec, machine: Machine, fmt: Formats, prompt_tokens: int, answer_tokens: int,
+                    batch: int = 1) -> float:
+    """Sum of the decode steps after the first token, the context growing by one token a step.
+
+    Exact for up to ANSWER_SEGMENTS steps; beyond, steps are summed by segments at their midpoint
+    context (exact where step time is linear in context, as it is between roofline corners).
+    """
+    steps = answer_tokens - 1
+    if steps <= 0:
+        return 0.0
+    first_context = prompt_tokens + 1
+    if steps <= ANSWER_SEGMENTS:
+        return sum(decode_step(m, machine, fmt, batch, first_context + i).time_s for i in range(steps))
+    total = 0.0
+    for j in range(ANSWER_SEGMENTS):
+        lo, hi = steps * j // ANSWER_SEGMENTS, steps * (j + 1) // ANSWER_SEGMENTS
+        mid_context = first_context + (lo + hi - 1) / 2
+        total += (hi - lo) * decode_step(m, machine, fmt, batch, mid_context).time_s
+    return total

@@ -1,0 +1,33 @@
+"""The serving machine: G accelerators of one type under tensor parallelism, at given efficiencies."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class Machine:
+    """Everything the roofline needs, per GPU, plus how many GPUs share the work."""
+
+    gpus: int
+    peak_flop_per_s: float  # per GPU, in the compute format of the chosen precision
+    memory_bandwidth_bytes_per_s: float  # per GPU
+    memory_bytes: float  # per GPU
+    link_bandwidth_bytes_per_s: float  # per GPU, one direction
+    allreduce_hop_latency_s: float
+    compute_efficiency: float
+    memory_efficiency: float
+
+    @property
+    def effective_flop_per_s(self) -> float:
+        """G * F * eta_c: tensor parallelism splits every matrix over the GPUs."""
+        return self.gpus * self.peak_flop_per_s * self.compute_efficiency
+
+    @property
+    def effective_bandwidth_bytes_per_s(self) -> float:
+        """G * B * eta_m: each GPU reads its own shard of weights and cache."""
+        return self.gpus * self.memory_bandwidth_bytes_per_s * self.memory_efficiency
+
+    @property
+    def total_memory_bytes(self) -> float:
+        return self.gpus * self.memory_bytes
