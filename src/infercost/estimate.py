@@ -98,16 +98,24 @@ def _reading(m: ModelSpec, machine: Machine, fmt: Formats, s: Scenario) -> Readi
     )
 
 
-def _kv(m: ModelSpec, machine: Machine, fmt: Formats, fit: Fit, s: Scenario) -> KvCache:
+def _kv_capacity(m: ModelSpec, machine: Machine, fmt: Formats, weights_bytes: float,
+                 conversation_tokens: int) -> tuple[float, float, int]:
+    """(runtime reserve + workspace, bytes left for caches, conversations that fit with paged allocation)."""
     a = assumptions()
-    per_conversation = memory.kv_bytes_for_sequence(m, s.conversation_tokens, fmt.kv_bytes_per_element)
-    paged = memory.kv_bytes_for_sequence(m, memory.paged_tokens(s.conversation_tokens, a.kv_block_tokens),
-                                         fmt.kv_bytes_per_element)
-    reserved = memory.kv_bytes_for_sequence(m, m.max_context_tokens, fmt.kv_bytes_per_element)
     total = machine.total_memory_bytes
     reserve = total * a.memory_reserve_share + _workspace_bytes(m)
-    usable = total - reserve - fit.weights_bytes
-    fit_paged = memory.conversations_that_fit(usable, paged)
+    usable = total - reserve - weights_bytes
+    paged = memory.kv_bytes_for_sequence(m, memory.paged_tokens(conversation_tokens, a.kv_block_tokens),
+                                         fmt.kv_bytes_per_element)
+    return reserve, usable, memory.conversations_that_fit(usable, paged)
+
+
+def _kv(m: ModelSpec, machine: Machine, fmt: Formats, fit: Fit, s: Scenario) -> KvCache:
+    a = assumptions()
+    reserve, usable, fit_paged = _kv_capacity(m, machine, fmt, fit.weights_bytes, s.conversation_tokens)
+    per_conversation = memory.kv_bytes_for_sequence(m, s.conversation_tokens, fmt.kv_bytes_per_element)
+    reserved = memory.kv_bytes_for_sequence(m, m.max_context_tokens, fmt.kv_bytes_per_element)
+    total = machine.total_memory_bytes
     grid, overflow = memory.memory_grid(total, fit.weights_bytes, reserve, per_conversation, s.conversations)
     return KvCache(
         kv_bytes_per_token=memory.kv_bytes_per_token(m, fmt.kv_bytes_per_element),
@@ -209,7 +217,7 @@ def _lever_cost(m: ModelSpec, gpu: GpuSpec, s: Scenario, price: float | None, pr
         return None, fit.message
     gpus = max(s.gpus, fit.min_gpus)
     machine = _machine(gpu, gpus, fmt, s)
-    limit = _kv(m, machine, fmt, _fit(m, gpu, gpus, fmt), s).conversations_fit
+    limit = _kv_capacity(m, machine, fmt, fit.weights_bytes, s.conversation_tokens)[2]
     b = _cost_batch(s, limit) if batch is None else max(1, min(batch, limit))
     note = f"{gpus} GPU{'s' if gpus > 1 else ''}, batch {b}"
     return _unit_costs(m, gpu, gpus, fmt, s, price, b)[2], note

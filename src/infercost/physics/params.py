@@ -6,6 +6,8 @@ DeepSeek-V3, GptOss, Gemma2/3). Counts are numbers of weights (not bytes).
 
 from __future__ import annotations
 
+from functools import cache
+
 from ..specs import MlaSpec, ModelSpec, MoeSpec
 
 
@@ -64,6 +66,7 @@ def router_params(m: ModelSpec, moe: MoeSpec) -> int:
     return m.hidden_size * moe.experts + (moe.experts if moe.expert_bias else 0)
 
 
+@cache
 def _shared_params(m: ModelSpec) -> int:
     """Everything every token touches: embeddings, attention, norms, dense MLPs, routers, shared experts."""
     per_layer = attention_params(m) + m.norms_per_layer * m.hidden_size
@@ -75,6 +78,7 @@ def _shared_params(m: ModelSpec) -> int:
     return total
 
 
+@cache
 def routed_expert_params(m: ModelSpec) -> int:
     """All routed experts of all MoE layers (zero for a dense model)."""
     if m.moe is None:
@@ -82,11 +86,13 @@ def routed_expert_params(m: ModelSpec) -> int:
     return moe_layer_count(m) * m.moe.experts * expert_params(m, m.moe)
 
 
+@cache
 def total_params(m: ModelSpec) -> int:
     """Every weight the server must hold."""
     return _shared_params(m) + routed_expert_params(m)
 
 
+@cache
 def active_params(m: ModelSpec) -> int:
     """Weights one token multiplies by: shared part plus experts_per_token routed experts per MoE layer."""
     if m.moe is None:

@@ -1,0 +1,64 @@
+"""Prefill and decode by the roofline."""
+
+import pytest
+
+from infercost import catalog
+from infercost.physics import latency
+from infercost.physics.machine import Machine
+from infercost.physics.params import active_params
+from infercost.precision import resolve
+from infercost.specs import KvPrecision, Precision
+
+
+def machine_for(gpu, gpus=1, eta_c=0.5, eta_m=0.7):
+    fmt = resolve(Precision.BIT16, KvPrecision.BIT16, gpu)
+    return Machine(gpus, gpu.peak.get(fmt.compute_format), gpu.memory_bandwidth_bytes_per_s, gpu.memory_bytes,
+                   gpu.link_bandwidth_bytes_per_s, 5e-6, eta_c, eta_m), fmt
+
+
+def test_prefill_flop_is_2p_per_token_plus_causal_attention(llama70):
+    n = 1000
+    expected = 2 * active_params(llama70) * n + 2 * 80 * 64 * 128 * n * n
+    assert latency.prefill_flop(llama70, n) == pytest.approx(expected)
+
+
+def test_reading_is_compute_bound_and_writing_memory_bound(llama70, h100):
+    machine, fmt = machine_for(h100, 2)
+    assert latency.prefill_pass(llama70, machine, fmt, 2000).bound == "compute"
+    assert latency.decode_step(llama70, machine, fmt, 1, 2000).bound == "memory"
+
+
+def test_decode_step_at_batch_one_reads_the_weights(llama70, h100):
+    machine, fmt = machine_for(h100, 1)
+    step = latency.decode_step(llama70, machine, fmt, 1, 1)
+    weights_s = 141.1e9 / (3.35e12 * 0.7)
+    assert step.memory_s == pytest.approx(weights_s, rel=2e-3)
+
+
+def test_long_answer_takes_far_longer_than_reading_a_long_question(llama70, h100):
+    machine, fmt = machine_for(h100, 2)
+    read = latency.prefill_pass(llama70, machine, fmt, 4000).time_s
+    write = latency.answer_decode_s(llama70, machine, fmt, 4000, 1000)
+    assert read < 1.0 < 10 * read < write
+
+
+def test_answer_sum_by_segments_matches_the_exact_sum(llama70, h100):
+    machine, fmt = machine_for(h100, 2)
+    steps = 3000
+    exact = sum(latency.decode_step(llama70, machine, fmt, 1, 501 + i).time_s for i in range(steps - 1))
+    assert latency.answer_decode_s(llama70, machine, fmt, 500, steps) == pytest.approx(exact, rel=1e-6)
+
+
+def test_tensor_parallel_adds_communication(llama70, h100):
+    one, fmt = machine_for(h100, 1)
+    eight, _ = machine_for(h100, 8)
+    assert latency.decode_step(llama70, one, fmt, 1, 100).comm_s == 0
+    assert latency.decode_step(llama70, eight, fmt, 1, 100).comm_s > 0
+
+
+def test_moe_reads_only_the_experts_it_touches():
+    mixtral, h100 = catalog.model("mixtral-8x7b"), catalog.gpu("h100-sxm")
+    machine, fmt = machine_for(h100, 2)
+    one = latency.decode_bytes(mixtral, fmt, 1, 1)
+    many = latency.decode_bytes(mixtral, fmt, 64, 1)
+    assert one < 0.4 * many
