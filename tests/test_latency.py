@@ -42,11 +42,17 @@ def test_long_answer_takes_far_longer_than_reading_a_long_question(llama70, h100
     assert read < 1.0 < 10 * read < write
 
 
-def test_answer_sum_by_segments_matches_the_exact_sum(llama70, h100):
-    machine, fmt = machine_for(h100, 2)
-    steps = 3000
-    exact = sum(latency.decode_step(llama70, machine, fmt, 1, 501 + i).time_s for i in range(steps - 1))
-    assert latency.answer_decode_s(llama70, machine, fmt, 500, steps) == pytest.approx(exact, rel=1e-6)
+@pytest.mark.parametrize("model_id,gpu_id,gpus,prompt,steps,batch", [
+    ("llama-3.1-70b", "h100-sxm", 2, 500, 3000, 1),
+    ("llama-3.1-8b", "h100-sxm", 1, 10, 2000, 512),  # crosses from compute- to memory-bound
+    ("mistral-7b", "l4", 1, 3000, 2500, 8),  # crosses the sliding window
+    ("gemma-2-9b", "a100-80gb", 1, 1, 5000, 4),
+])
+def test_answer_closed_form_matches_the_step_by_step_sum(model_id, gpu_id, gpus, prompt, steps, batch):
+    m = catalog.model(model_id)
+    machine, fmt = machine_for(catalog.gpu(gpu_id), gpus)
+    exact = sum(latency.decode_step(m, machine, fmt, batch, prompt + 1 + i).time_s for i in range(steps - 1))
+    assert latency.answer_decode_s(m, machine, fmt, prompt, steps, batch) == pytest.approx(exact, rel=1e-9)
 
 
 def test_tensor_parallel_adds_communication(llama70, h100):

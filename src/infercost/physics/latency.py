@@ -15,9 +15,6 @@ from .machine import Machine
 from .memory import kv_bytes_for_sequence, weight_bytes
 from .params import active_params, params_touched_at_batch
 
-ANSWER_SEGMENTS = 64  # an answer's steps are summed exactly up to this many, by segments beyond
-
-
 def attention_head_dim(m: ModelSpec) -> float:
     """Width of one head's q.k and attention.v products (MLA: (qk_nope + qk_rope + v) / 2)."""
     if m.mla is not None:
@@ -97,22 +94,43 @@ def decode_step(m: ModelSpec, machine: Machine, fmt: Formats, batch: float, cont
     return pass_time(flop, bytes_read, tensor_parallel_comm_s(m, machine, batch * new_tokens), machine)
 
 
+def _linear_sum_s(first: PassTime, last: PassTime, count: int) -> float:
+    """Sum of `count` step times that are linear in context between `first` and `last`."""
+    return count * (first.time_s + last.time_s) / 2
+
+
+def _sum_steps_s(step_at, lo: int, hi: int) -> float:
+    """Exact sum of step_at(c).time_s for contexts lo..hi where one roofline limit binds throughout or
+    the limits cross once: each limit is linear in context, so whichever binds at both ends binds
+    between them; otherwise the crossover is found by bisection and each side summed as a line."""
+    first, last = step_at(lo), step_at(hi)
+    if first.bound == last.bound or hi - lo <= 1:
+        return _linear_sum_s(first, last, hi - lo + 1)
+    a, b = lo, hi
+    while b - a > 1:
+        mid = (a + b) // 2
+        if step_at(mid).bound == first.bound:
+            a = mid
+        else:
+            b = mid
+    return _linear_sum_s(first, step_at(a), a - lo + 1) + _linear_sum_s(step_at(b), last, hi - b + 1)
+
+
 def answer_decode_s(m: ModelSpec, machine: Machine, fmt: Formats, prompt_tokens: int, answer_tokens: int,
                     batch: int = 1) -> float:
     """Sum of the decode steps after the first token, the context growing by one token a step.
 
-    Exact for up to ANSWER_SEGMENTS steps; beyond, steps are summed by segments at their midpoint
-    context (exact where step time is linear in context, as it is between roofline corners).
+    Exact in closed form: step time is piecewise linear in context, with corners only where the
+    sliding window fills and where the binding roofline limit changes.
     """
-    steps = answer_tokens - 1
-    if steps <= 0:
+    if answer_tokens <= 1:
         return 0.0
-    first_context = prompt_tokens + 1
-    if steps <= ANSWER_SEGMENTS:
-        return sum(decode_step(m, machine, fmt, batch, first_context + i).time_s for i in range(steps))
-    total = 0.0
-    for j in range(ANSWER_SEGMENTS):
-        lo, hi = steps * j // ANSWER_SEGMENTS, steps * (j + 1) // ANSWER_SEGMENTS
-        mid_context = first_context + (lo + hi - 1) / 2
-        total += (hi - lo) * decode_step(m, machine, fmt, batch, mid_context).time_s
-    return total
+    lo, hi = prompt_tokens + 1, prompt_tokens + answer_tokens - 1
+
+    def step_at(context: int) -> PassTime:
+        return decode_step(m, machine, fmt, batch, context)
+
+    window = m.sliding_window_tokens if m.sliding_window_layers else None
+    if window is not None and lo < window <= hi:
+        return _sum_steps_s(step_at, lo, window - 1) + _sum_steps_s(step_at, window, hi)
+    return _sum_steps_s(step_at, lo, hi)
