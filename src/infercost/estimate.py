@@ -272,14 +272,24 @@ def _summaries(m: ModelSpec, gpu: GpuSpec, fmt: Formats, machine: Machine, s: Sc
     return model, hardware, precision
 
 
-def estimate(s: Scenario) -> Estimate:
-    """Every number of the module for one scenario. Weights that do not fit are reported in `fit`."""
+def _resolved(s: Scenario) -> tuple[ModelSpec, GpuSpec, Formats, Machine]:
     m, gpu = _model(s), _gpu(s)
     _check_lengths(s, m)
     fmt = resolve(s.precision, s.kv_precision, gpu)
     if not gpu.peak.get(fmt.compute_format):
         raise ScenarioError("gpu", f"{gpu.name} has no peak throughput listed for {fmt.compute_format.value}")
-    machine = _machine(gpu, s.gpus, fmt, s)
+    return m, gpu, fmt, _machine(gpu, s.gpus, fmt, s)
+
+
+def reading(s: Scenario) -> Reading:
+    """Step 1 alone, for one point: time to first token, writing speed and the whole answer's time."""
+    m, _, fmt, machine = _resolved(s)
+    return _reading(m, machine, fmt, s)
+
+
+def estimate(s: Scenario) -> Estimate:
+    """Every number of the module for one scenario. Weights that do not fit are reported in `fit`."""
+    m, gpu, fmt, machine = _resolved(s)
     fit = _fit(m, gpu, s.gpus, fmt)
     kv = _kv(m, machine, fmt, fit, s)
     cost_section = _cost(m, gpu, fmt, s, kv.conversations_fit)

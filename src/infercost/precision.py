@@ -7,6 +7,7 @@ formats (INT8 or INT4 without native math) read fewer bytes but multiply at 16-b
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 
 from .specs import GpuSpec, KvPrecision, NumberFormat, Precision
 
@@ -67,6 +68,7 @@ def _pick(precision: Precision, gpu: GpuSpec) -> tuple[NumberFormat, NumberForma
     return NumberFormat.INT4, half, "INT4 weights, 16-bit math (weight-only: no FP4 on this accelerator)"
 
 
+@cache
 def resolve(precision: Precision, kv_precision: KvPrecision, gpu: GpuSpec) -> Formats:
     weight_fmt, compute_fmt, note = _pick(precision, gpu)
     return Formats(weight_fmt, compute_fmt, _WEIGHT_BYTES[weight_fmt], _KV_BYTES[kv_precision], note)
