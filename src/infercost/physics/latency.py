@@ -6,7 +6,7 @@ tensor-parallel communication.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..precision import Formats
 from ..specs import ModelSpec
@@ -45,8 +45,7 @@ def prefill_flop(m: ModelSpec, prompt_tokens: float, cached_tokens: float = 0) -
     return 2 * active_params(m) * prompt_tokens + attention_flop(m, cached_tokens, prompt_tokens)
 
 
-@dataclass(frozen=True)
-class PassTime:
+class PassTime(NamedTuple):
     """One forward pass: its time and which limit set it."""
 
     time_s: float
