@@ -1,0 +1,1 @@
+"""The JSON API behind the page: request models, routes, uploads and error handling."""
