@@ -17,6 +17,10 @@ class Machine:
     allreduce_hop_latency_s: float
     compute_efficiency: float
     memory_efficiency: float
+    # Serving model (physics/engines.py sets these by link kind): per-step latency of a ring all-reduce
+    # and the share of link bandwidth it reaches; None keeps the plain ring of allreduce_hop_latency_s.
+    allreduce_latency_s: float | None = None
+    link_bandwidth_share: float = 1.0
 
     @property
     def effective_flop_per_s(self) -> float:
