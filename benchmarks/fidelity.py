@@ -1,0 +1,193 @@
+"""How far is the estimate from real serving systems? Score it against 180 published measurements.
+
+Each measurement (shared/reference/measured-train.json: TensorRT-LLM performance tables, MLPerf,
+engine and vendor blogs) is mapped to the core's serving model (benchmarks/fidelity_map.py), the
+estimate is run, and predicted output tokens/s is compared with the measured value: median absolute
+error, share within 25% and 50%, per GPU count, precision, dense vs MoE and engine, on the whole set
+and on a deterministic 30% held out from tuning. Also scores the plain roofline (the module's
+50% / 70% model at the memory-limited batch, no communication, no prefill) as "before".
+
+    python benchmarks/fidelity.py            # table + benchmarks/results/fidelity.json
+    python benchmarks/fidelity.py --write-data   # also src/infercost/data/fidelity.toml (the core's note)
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import statistics
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _common import print_table, write_result  # noqa: E402
+from fidelity_map import Case, Unmapped, engine_for, map_record  # noqa: E402
+
+from dataclasses import replace  # noqa: E402
+
+from infercost import catalog  # noqa: E402
+from infercost.physics import latency, memory  # noqa: E402
+from infercost.physics.engines import machine_for, serving_estimate  # noqa: E402
+from infercost.precision import resolve  # noqa: E402
+from infercost.specs import KvPrecision, Precision  # noqa: E402
+
+REFERENCE = Path(__file__).resolve().parents[1] / ".." / "shared" / "reference" / "measured-train.json"
+GROUPS = ("gpus", "precision", "architecture", "engine", "split")
+
+
+def reference_path() -> Path:
+    for p in (REFERENCE, Path("/work/shared/reference/measured-train.json")):
+        if p.exists():
+            return p.resolve()
+    raise SystemExit("measured-train.json not found (expected under shared/reference/)")
+
+
+def kv_precision(case: Case) -> KvPrecision:
+    """TensorRT-LLM forces an FP8 KV cache for FP8 and NVFP4 checkpoints (tensorrt_llm/bench/build/build.py)."""
+    return KvPrecision.BIT16 if case.precision is Precision.BIT16 else KvPrecision.BIT8
+
+
+def predict(case: Case, **overrides) -> float:
+    fmt = resolve(case.precision, kv_precision(case), case.gpu)
+    s = serving_estimate(case.model, case.gpu, case.gpus, fmt, case.isl, case.osl, case.load, engine_for(case),
+                         **overrides)
+    return s.output_tokens_per_s
+
+
+def predict_plain(case: Case) -> float:
+    """The module's plain model: 50% / 70% roofline, batch = conversations that fit at isl + osl (catalog
+    memory, 10% reserve), each batch reads its prompts then writes its answers; no communication."""
+    gpu = catalog.gpu(case.gpu.id) if case.gpu.id in catalog.gpus() else case.gpu
+    fmt = resolve(case.precision, kv_precision(case), gpu)
+    machine = machine_for(gpu, case.gpus, fmt, 0.5, 0.7)
+    machine = replace(machine, link_bandwidth_bytes_per_s=float("inf"), allreduce_latency_s=0.0)
+    weights = memory.weight_bytes(case.model, fmt.weight_bytes_per_param)
+    usable = memory.usable_kv_bytes(machine.total_memory_bytes, 0.1, weights, 0.0)
+    per_seq = memory.kv_bytes_for_sequence(case.model, case.isl + case.osl, fmt.kv_bytes_per_element)
+    batch = max(1, memory.conversations_that_fit(usable, per_seq))
+    read_s = latency.prefill_pass(case.model, machine, fmt, case.isl, batch).time_s
+    write_s = latency.answer_decode_s(case.model, machine, fmt, case.isl, case.osl + 1, batch)
+    return batch * case.osl / (read_s + write_s)
+
+
+def error(predicted: float, measured: float) -> float:
+    return predicted / measured - 1
+
+
+def summary(errors: list[float]) -> dict:
+    if not errors:
+        return {"points": 0}
+    a = [abs(e) for e in errors]
+    return {"points": len(a), "median_abs_error": statistics.median(a), "median_signed_error": statistics.median(errors),
+            "within_25": sum(x <= 0.25 for x in a) / len(a), "within_50": sum(x <= 0.5 for x in a) / len(a)}
+
+
+def grouped(rows: list[dict], key: str, field: str = "error") -> dict:
+    out: dict[str, list[float]] = {}
+    for r in rows:
+        if r.get(field) is not None:
+            out.setdefault(r["groups"][key], []).append(r[field])
+    return {k: summary(v) for k, v in sorted(out.items())}
+
+
+def evaluate(cases: list[Case], **overrides) -> list[dict]:
+    rows = []
+    for c in cases:
+        try:
+            p = predict(c, **overrides)
+        except ValueError as exc:
+            rows.append({"index": c.index, "groups": c.groups, "measured": c.measured, "predicted": None,
+                         "error": None, "why": str(exc)})
+            continue
+        rows.append({"index": c.index, "groups": c.groups, "measured": c.measured, "predicted": p,
+                     "error": error(p, c.measured)})
+    return rows
+
+
+def load_cases() -> tuple[list[dict], list[Case], list[Unmapped]]:
+    records = json.loads(reference_path().read_text())
+    mapped = [map_record(i, r) for i, r in enumerate(records)]
+    return records, [m for m in mapped if isinstance(m, Case)], [m for m in mapped if isinstance(m, Unmapped)]
+
+
+def report(records, cases, unmapped, rows, plain_rows) -> dict:
+    def block(rs):
+        return {"overall": summary([r["error"] for r in rs if r["error"] is not None]),
+                **{g: grouped(rs, g) for g in GROUPS}}
+    train = [r for r in rows if r["groups"]["split"] == "train"]
+    held = [r for r in rows if r["groups"]["split"] == "held-out"]
+    by_index = {r["index"]: r for r in rows}
+    plain_by_index = {r["index"]: r for r in plain_rows}
+    points = []
+    for c in cases:
+        r, p = by_index[c.index], plain_by_index[c.index]
+        rec = records[c.index]
+        points.append({"index": c.index, "model": rec["model"], "gpu": rec["gpu_type"], "gpus": c.gpus,
+                       "precision": rec["precision"], "isl": c.isl, "osl": c.osl, "load": rec["concurrency"],
+                       "engine": c.groups["engine"], "split": c.groups["split"], "measured": c.measured,
+                       "predicted": r["predicted"], "error": r["error"], "plain_predicted": p["predicted"],
+                       "plain_error": p["error"], "mapping_notes": c.notes})
+    return {
+        "date": datetime.date.today().isoformat(),
+        "reference": "shared/reference/measured-train.json",
+        "records": len(records), "mapped": len(cases), "unmapped": len(unmapped),
+        "metric": "output tokens/s of the whole system; error = predicted / measured - 1",
+        "after": {"all": block(rows), "train": block(train), "held_out": block(held)},
+        "before_plain_roofline": {"all": block(plain_rows)},
+        "unmapped_points": [{"index": u.index, "model": u.record["model"], "gpu": u.record["gpu_type"],
+                             "metric": u.record["metric"], "reason": u.reason} for u in unmapped],
+        "points": points,
+    }
+
+
+def print_report(res: dict) -> None:
+    a, b = res["after"], res["before_plain_roofline"]["all"]
+    print(f"{res['mapped']} of {res['records']} measurements mapped; {res['unmapped']} unmapped (listed below)\n")
+    rows = []
+    for label, s in (("before: plain roofline", b["overall"]), ("after: all", a["all"]["overall"]),
+                     ("after: train (70%)", a["train"]["overall"]), ("after: held-out (30%)", a["held_out"]["overall"])):
+        rows.append([label, s["points"], f"{s['median_abs_error']:.1%}", f"{s['median_signed_error']:+.1%}",
+                     f"{s['within_25']:.0%}", f"{s['within_50']:.0%}"])
+    print_table(["set", "points", "median |err|", "median err", "within 25%", "within 50%"], rows)
+    for g in GROUPS[:-1]:
+        print()
+        rows = []
+        for k, s in a["all"][g].items():
+            bs = b[g].get(k, {})
+            ho = a["held_out"][g].get(k, {"points": 0})
+            rows.append([k, s["points"], f"{bs.get('median_abs_error', float('nan')):.1%}",
+                         f"{s['median_abs_error']:.1%}", f"{s['median_signed_error']:+.1%}", f"{s['within_25']:.0%}",
+                         ho["points"], f"{ho['median_abs_error']:.1%}" if ho["points"] else "-"])
+        print_table([g, "points", "before", "after", "signed", "within 25%", "held-out n", "held-out"], rows)
+    print("\nUnmapped:")
+    for u in res["unmapped_points"]:
+        print(f"  #{u['index']:>3} {u['model']} on {u['gpu']} ({u['metric']}): {u['reason']}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--write-data", action="store_true", help="write src/infercost/data/fidelity.toml")
+    parser.add_argument("--points", action="store_true", help="print every point")
+    args = parser.parse_args(argv)
+    records, cases, unmapped = load_cases()
+    rows = evaluate(cases)
+    plain = [{"index": c.index, "groups": c.groups, "predicted": predict_plain(c)} for c in cases]
+    for r, c in zip(plain, cases):
+        r["error"] = error(r["predicted"], c.measured)
+    res = report(records, cases, unmapped, rows, plain)
+    print_report(res)
+    if args.points:
+        print()
+        print_table(["#", "model", "gpu", "n", "prec", "isl/osl", "measured", "predicted", "err", "plain err"],
+                    [[p["index"], p["model"][:22], p["gpu"][:18], p["gpus"], p["precision"][:5], f"{p['isl']}/{p['osl']}",
+                      f"{p['measured']:,.0f}", f"{p['predicted']:,.0f}" if p["predicted"] else "-",
+                      f"{p['error']:+.0%}" if p["error"] is not None else "-", f"{p['plain_error']:+.0%}"]
+                     for p in res["points"]])
+    path = write_result("fidelity", res)
+    print(f"\nwrote {path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
