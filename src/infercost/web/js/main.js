@@ -15,6 +15,7 @@ const steps = [topbar, step1, step2, step3, step4, step5, assumptions];
 let lastGood = null; // the last scenario the server answered
 let lastEstimate = null;
 let retries = 0;
+let renderedVersion = 0;
 
 // ---- notes under the top bar (fallbacks, adjustments, refused inputs) ----------------------------
 
@@ -70,6 +71,7 @@ function draw(estimate, version) {
   retries = 0;
   document.body.classList.remove("is-loading");
   for (const step of steps) if (step.render) step.render(estimate);
+  renderedVersion = version;
   document.dispatchEvent(new CustomEvent("infercost:rendered", { detail: { version } }));
 }
 
@@ -120,7 +122,8 @@ async function start() {
   for (const step of steps) step.init({ addNote });
   state.subscribe(changed);
   changed(state.get(), state.getVersion(), notes);
-  window.infercost = { state, get estimate() { return lastEstimate; } };
+  // for scripts and tests: the state, the estimate on screen and the state version it reflects
+  window.infercost = { state, get estimate() { return lastEstimate; }, get rendered() { return renderedVersion; } };
   state.writeUrl();
 }
 

@@ -96,7 +96,7 @@ function shown(raw) {
 /** Read the scenario from a query string; returns the notes for values that fell back. */
 export function init(cat, search) {
   catalog = cat;
-  defaults = { ...cat.defaults };
+  defaults = { custom_model: null, custom_gpu: null, ...cat.defaults };
   scenario = { ...defaults };
   const notes = [];
   const params = new URLSearchParams(search);
