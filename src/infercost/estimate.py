@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from . import catalog
+from . import fidelity as fidelity_data
 from .assumptions import assumptions
 from .errors import ScenarioError
 from .physics import caching, cost, latency, memory, params, speculative
@@ -11,6 +12,7 @@ from .physics.machine import Machine
 from .precision import Formats, resolve
 from .results import (Batching, Cost, CostLever, Estimate, Fit, HardwareSummary, KvCache, ModelSummary,
                       PrecisionSummary, Reading, Speculative)
+from .estimate_serving import serving_section
 from .scenario import MAX_GPUS, Scenario
 from .specs import GpuSpec, ModelSpec, Precision
 
@@ -315,4 +317,6 @@ def estimate(s: Scenario) -> Estimate:
             "allreduce_hop_latency_s": a.allreduce_hop_latency_s,
             "sources": a.sources,
         },
+        serving=serving_section(m, gpu, fmt, s, fit.fits, cost_section.price_per_gpu_hour_usd),
+        fidelity=fidelity_data.note(m, s.precision, s.gpus),
     )

@@ -158,6 +158,67 @@ class Cost:
 
 
 @dataclass(frozen=True)
+class ServingStep:
+    """Where one average engine step's time goes (seconds)."""
+
+    weights_s: float  # dense weight matrices
+    hidden_s: float  # norms and residual adds on the hidden state (repeated on every GPU)
+    experts_s: float  # MoE routed experts
+    attention_s: float  # reading the KV caches, prompt attention
+    comm_s: float  # tensor-parallel all-reduces
+    overhead_s: float  # scheduling, launches
+    bound: str  # the largest part
+
+
+@dataclass(frozen=True)
+class ServingPoint:
+    """What a continuous-batching engine delivers for the question/answer lengths at one load."""
+
+    load: str  # "max load", "concurrency 32", "4 req/s"
+    engine: str  # preset in data/assumptions.toml
+    batch: float  # sequences decoding in an average step
+    batch_limit: str  # "kv cache", "engine batch cap", "engine token cap" or "load"
+    max_batch: float  # the batch at max load
+    kv_capacity_tokens: float
+    output_tokens_per_s: float  # whole system
+    input_tokens_per_s: float
+    requests_per_s: float
+    ttft_s: float | None  # once admitted: the prompt read beside the decoding batch
+    tpot_s: float  # time per output token = one step
+    per_user_tokens_per_s: float
+    usd_per_million_output: float | None
+    step: ServingStep
+
+
+@dataclass(frozen=True)
+class Serving:
+    """Serving under load: prefill mixed into decode steps, the batch an engine really runs, and the
+    costs the plain roofline leaves out (communication by link, per-step overhead, MoE, FP4, KV reads)."""
+
+    question_tokens: int
+    answer_tokens: int
+    max_load: ServingPoint | None  # None when not one request fits beside the weights
+    at_batch: ServingPoint | None  # the step-3 batch as a concurrency
+    message: str
+
+
+@dataclass(frozen=True)
+class Fidelity:
+    """How far this kind of estimate typically is from real serving systems (data/fidelity.toml)."""
+
+    typical_error_share: float  # median |predicted / measured - 1| of the group below
+    group: str  # the measurement group that matches this scenario ("4-bit", "8 GPUs", "all", ...)
+    overall_error_share: float
+    held_out_error_share: float  # on measurements the constants were not fitted to
+    within_25_share: float
+    plain_roofline_error_share: float  # the same set scored with the module's plain model
+    points: int
+    date: str
+    basis: str
+    caveats: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class Estimate:
     scenario: Scenario
     model: ModelSummary
@@ -170,6 +231,8 @@ class Estimate:
     speculative: Speculative
     cost: Cost
     assumptions: dict[str, Any]
+    serving: Serving | None = None
+    fidelity: Fidelity | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = to_jsonable(self)
