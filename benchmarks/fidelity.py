@@ -36,8 +36,11 @@ REFERENCE = Path(__file__).resolve().parents[1] / ".." / "shared" / "reference" 
 GROUPS = ("gpus", "precision", "architecture", "engine", "split")
 
 
+REFERENCE_OVERRIDE: list[Path] = []
+
+
 def reference_path() -> Path:
-    for p in (REFERENCE, Path("/work/shared/reference/measured-train.json")):
+    for p in (*REFERENCE_OVERRIDE, REFERENCE, Path("/work/shared/reference/measured-train.json")):
         if p.exists():
             return p.resolve()
     raise SystemExit("measured-train.json not found (expected under shared/reference/)")
@@ -52,7 +55,7 @@ def predict(case: Case, **overrides) -> float:
     fmt = resolve(case.precision, kv_precision(case), case.gpu)
     s = serving_estimate(case.model, case.gpu, case.gpus, fmt, case.isl, case.osl, case.load, engine_for(case),
                          **overrides)
-    return s.output_tokens_per_s
+    return s.output_tokens_per_s if case.quantity == "output" else 1 / s.tpot_s
 
 
 def predict_plain(case: Case) -> float:
@@ -66,6 +69,8 @@ def predict_plain(case: Case) -> float:
     usable = memory.usable_kv_bytes(machine.total_memory_bytes, 0.1, weights, 0.0)
     per_seq = memory.kv_bytes_for_sequence(case.model, case.isl + case.osl, fmt.kv_bytes_per_element)
     batch = max(1, memory.conversations_that_fit(usable, per_seq))
+    if case.quantity == "per_user":
+        return 1 / latency.decode_step(case.model, machine, fmt, 1, case.isl + case.osl / 2).time_s
     read_s = latency.prefill_pass(case.model, machine, fmt, case.isl, batch).time_s
     write_s = latency.answer_decode_s(case.model, machine, fmt, case.isl, case.osl + 1, batch)
     return batch * case.osl / (read_s + write_s)
@@ -130,7 +135,7 @@ def report(records, cases, unmapped, rows, plain_rows) -> dict:
                        "plain_error": p["error"], "mapping_notes": c.notes})
     return {
         "date": datetime.date.today().isoformat(),
-        "reference": "shared/reference/measured-train.json",
+        "reference": str(reference_path().name),
         "records": len(records), "mapped": len(cases), "unmapped": len(unmapped),
         "metric": "output tokens/s of the whole system; error = predicted / measured - 1",
         "after": {"all": block(rows), "train": block(train), "held_out": block(held)},
@@ -215,18 +220,58 @@ def fidelity_toml(res: dict) -> str:
     return "\n".join(lines) + "\n"
 
 
+ABLATIONS = {  # each term of the serving model switched off in turn (overrides as in fidelity_fit.PARAMS)
+    "soft roofline knee -> sharp max": {"knee": 1e9},
+    "FP4 compute share -> 1": {"fp4": 1.0},
+    "all-reduce cost -> 0": {"nvlink_lat": 0.0, "nvlink_share": 1e9, "pcie_lat": 0.0, "pcie_share": 1e9},
+    "hidden-state passes -> 0": {"passes": 0.0},
+    "per-step overhead -> 0": {"step": 0.0},
+    "MoE imbalance -> 0": {"moe": 0.0},
+}
+
+
+def ablations(cases: list[Case]) -> dict:
+    """Median |error| (all, held-out) with each term switched off, and with the mapping's corrections off."""
+    import fidelity_fit  # late: it imports this module
+
+    def score(cs, values=None, catalog_memory=False) -> dict:
+        if values is not None:
+            fidelity_fit.install(values)
+        if catalog_memory:
+            cs = [replace(c, gpu=catalog.gpu(c.gpu.id)) if c.gpu.id in catalog.gpus() else c for c in cs]
+        rows = evaluate(cs)
+        fidelity_fit.install({})
+        held = [r["error"] for r in rows if r["groups"]["split"] == "held-out" and r["error"] is not None]
+        return {"all": summary([r["error"] for r in rows if r["error"] is not None])["median_abs_error"],
+                "held_out": summary(held)["median_abs_error"]}
+
+    out = {"all terms": score(cases, {})}
+    out |= {name: score(cases, values) for name, values in ABLATIONS.items()}
+    out["HBM capacity as the catalog lists it (GB, not GiB)"] = score(cases, {}, catalog_memory=True)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--write-data", action="store_true", help="write src/infercost/data/fidelity.toml")
     parser.add_argument("--points", action="store_true", help="print every point")
+    parser.add_argument("--reference", type=Path, help="another measurement file of the same schema (score only)")
     args = parser.parse_args(argv)
+    if args.reference:
+        if args.write_data:
+            parser.error("--write-data takes the summary from the training file only")
+        REFERENCE_OVERRIDE.insert(0, args.reference)
     records, cases, unmapped = load_cases()
     rows = evaluate(cases)
     plain = [{"index": c.index, "groups": c.groups, "predicted": predict_plain(c)} for c in cases]
     for r, c in zip(plain, cases):
         r["error"] = error(r["predicted"], c.measured)
     res = report(records, cases, unmapped, rows, plain)
+    res["ablations"] = ablations(cases)
     print_report(res)
+    print("\nEach term switched off in turn (median |error|):")
+    print_table(["variant", "all", "held-out"], [[k, f"{v['all']:.1%}", f"{v['held_out']:.1%}"]
+                                                  for k, v in res["ablations"].items()])
     if args.points:
         print()
         print_table(["#", "model", "gpu", "n", "prec", "isl/osl", "measured", "predicted", "err", "plain err"],

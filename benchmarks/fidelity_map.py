@@ -38,6 +38,9 @@ MODELS: tuple[tuple[str, str | ModelSpec, str], ...] = (
     (r"^Mixtral-8x7B", "mixtral-8x7b", ""),
     (r"^Qwen3-235B-A22B", "qwen3-235b-a22b", ""),
     (r"^Qwen3-30B-A3B", "qwen3-30b-a3b", ""),
+    (r"^DeepSeek-(R1|V3)", "deepseek-v3", "DeepSeek-R1 has DeepSeek-V3's architecture"),
+    (r"^gpt-oss-120b", "gpt-oss-120b", ""),
+    (r"^gpt-oss-20b", "gpt-oss-20b", ""),
 )
 
 # --- accelerators ---------------------------------------------------------------------------------
@@ -76,11 +79,15 @@ GPUS: tuple[tuple[str, str, str], ...] = (
     (r"^GB200", "gb200", ""),
     (r"^B200", "b200", ""),
     (r"^H200", "h200", ""),
+    (r"^H100.*(PCIe|NVL)", "", "H100 PCIe/NVL: not mapped (the catalog's H100 PCIe has 80 GB, the NVL 94 GB)"),
     (r"^H100", "h100-sxm", "H100 SXM (the perf tables' 'H100 80GB HBM3' is the SXM part)"),
+    (r"^A100.*40GB", "a100-40gb", ""),
     (r"^A100", "a100-80gb", ""),
     (r"^L40S", "l40s", ""),
-    (r"^AMD MI300X", "mi300x", ""),
-    (r"^AMD MI325X", "mi325x", ""),
+    (r"^L4\b", "l4", ""),
+    (r"^(AMD )?(Instinct )?MI300X", "mi300x", ""),
+    (r"^(AMD )?(Instinct )?MI325X", "mi325x", ""),
+    (r"^(AMD )?(Instinct )?MI355X", "mi355x", ""),
 )
 
 # --- cases ----------------------------------------------------------------------------------------
@@ -96,9 +103,10 @@ class Case:
     osl: int
     load: Load
     engine: str  # preset name in data/assumptions.toml [engine.*]
-    measured: float  # output tokens/s, whole system
+    measured: float  # output tokens/s of the whole system, or per-user tokens/s (quantity)
     groups: dict  # gpu count, precision, dense/moe, engine, source
     notes: str
+    quantity: str = "output"  # "output" or "per_user"
 
 
 @dataclass(frozen=True)
@@ -117,61 +125,97 @@ def _precision(text: str) -> Precision | None:
             "BF16/FP16": Precision.BIT16}.get(head)
 
 
+_NAME_NOISE = re.compile(r"[-_ ](instruct|chat|hf|it|fp8|fp4|nvfp4|awq|gptq|int4|base)\b.*$", re.I)
+
+
+def _slug(name: str) -> str:
+    return _NAME_NOISE.sub("", name.split(" (")[0]).strip().lower().replace("_", "-").replace(" ", "-")
+
+
 def _model(name: str) -> tuple[ModelSpec | None, str]:
     for pattern, target, note in MODELS:
         if re.search(pattern, name):
             return (target if isinstance(target, ModelSpec) else catalog.model(target)), note
+    slug = _slug(name)
+    by_name = {_slug(m.name): m for m in catalog.models().values()}
+    if slug in catalog.models():
+        return catalog.model(slug), ""
+    if slug in by_name:
+        return by_name[slug], ""
     return None, f"model {name!r} has no catalog entry or mapping"
 
 
 def _gpu(name: str) -> tuple[GpuSpec | None, str]:
     for pattern, target, note in GPUS:
         if re.search(pattern, name):
+            if not target:
+                return None, note
             return as_reported(_gh200() if target == "gh200" else catalog.gpu(target)), note
     return None, f"GPU {name!r} has no catalog entry or mapping"
 
 
 def _load(text: str) -> Load | None:
-    t = text.lower()
-    if t.startswith("max load") or t.startswith("unbounded"):
+    t = text.lower().strip()
+    if t.startswith(("max load", "unbounded", "offline", "inf", "infinite")):
         return MaxLoad()
-    rate = re.match(r"([\d.]+) req/s offered", t)
+    rate = re.match(r"(?:qps\s*=\s*)?([\d.]+)\s*(?:req/s|requests/s|qps)", t) or re.match(r"qps\s*=\s*([\d.]+)", t)
     if rate:
         return RequestRate(float(rate.group(1)))
-    conc = re.match(r"concurrency (\d+)", t)
+    conc = re.match(r"(?:concurrency|batch(?: size)?)\s*=?\s*(\d+)", t) or re.match(r"(\d+)\s*concurrent", t)
     if conc:
         return Concurrency(int(conc.group(1)))
+    if t in ("single stream",):
+        return Concurrency(1)
+    return None
+
+
+def _quantity(record: dict) -> str | None:
+    """Which estimate the value measures: 'output' (whole-system output tokens/s) or 'per_user' (1/TPOT)."""
+    unit = str(record.get("unit", "")).lower()
+    if "tokens/s" in unit and "whole system" in unit:
+        return "output"
+    if "tokens/s/user" in unit or "single request" in unit:
+        return "per_user"
     return None
 
 
 def _engine(record: dict) -> str | None:
-    e = record["engine"]
-    if e.startswith("TensorRT-LLM (trtllm-bench"):
+    e = str(record.get("engine", ""))
+    if e.startswith("TensorRT-LLM (trtllm-bench") or "gptManagerBenchmark" in e:
         return "trtllm-bench"
     if e.startswith("TensorRT-LLM + Triton"):
         return "trtllm-triton"
+    if re.search(r"vllm|sglang", e, re.I):
+        return "vllm"
     return None
 
 
+def _pipeline_stages(parallelism: str) -> int:
+    pp = re.search(r"PP\s*(\d+)", parallelism or "")
+    return int(pp.group(1)) if pp else 1
+
+
 def _unmappable_reason(r: dict) -> str | None:
-    engine, load = r["engine"], str(r["concurrency"])
-    if "Medusa" in engine or "EAGLE" in engine or "spec" in engine.lower() or "draft" in engine.lower():
+    engine, load = str(r.get("engine", "")), str(r.get("concurrency", ""))
+    if re.search(r"medusa|eagle|spec|draft", engine + " " + str(r.get("metric", "")), re.I):
         return "speculative decoding whose acceptance rate (or draft) is not published; the core needs both"
-    if r["gpu_count"] is None:
+    if not isinstance(r.get("gpu_count"), int):
         return "GPU count not given in the source excerpt"
     if load.startswith("MLPerf"):
         return ("MLPerf scenario: submitter-chosen parallelism and a dataset whose mean input length is not in the "
                 "record (OpenOrca/CNN-DM/mixed); SLO-bound Server runs need the latency percentiles too")
-    if not isinstance(r["isl"], int) or not isinstance(r["osl"], int):
-        return f"input/output lengths not fixed ({r['isl']!r} / {r['osl']!r})"
-    if "tokens/s" not in r["unit"] or "whole system" not in r["unit"]:
-        return f"metric {r['metric']!r} in {r['unit']!r} is not a system output throughput"
+    if not isinstance(r.get("isl"), int) or not isinstance(r.get("osl"), int):
+        return f"input/output lengths not fixed ({r.get('isl')!r} / {r.get('osl')!r})"
+    if _pipeline_stages(str(r.get("parallelism", ""))) > 1:
+        return f"pipeline parallelism ({r['parallelism']}) is not modelled: the core splits work by tensor parallelism"
+    if _quantity(r) is None:
+        return f"metric {r.get('metric')!r} in {r.get('unit')!r} is neither system output tokens/s nor per-user speed"
     return None
 
 
 def held_out(record: dict) -> bool:
     """Deterministic ~30% hold-out: a hash of the setup, not of the value."""
-    key = "|".join(str(record[k]) for k in ("model", "precision", "gpu_type", "gpu_count", "engine_version",
+    key = "|".join(str(record.get(k)) for k in ("model", "precision", "gpu_type", "gpu_count", "engine_version",
                                              "isl", "osl", "concurrency"))
     return int(hashlib.sha256(key.encode()).hexdigest(), 16) % 10 < 3
 
@@ -180,10 +224,10 @@ def map_record(index: int, r: dict) -> Case | Unmapped:
     reason = _unmappable_reason(r)
     if reason:
         return Unmapped(index, r, reason)
-    model, model_note = _model(r["model"])
-    gpu, gpu_note = _gpu(r["gpu_type"])
-    precision = _precision(r["precision"])
-    load = _load(str(r["concurrency"]))
+    model, model_note = _model(str(r.get("model", "")))
+    gpu, gpu_note = _gpu(str(r.get("gpu_type", "")))
+    precision = _precision(str(r.get("precision", "")))
+    load = _load(str(r.get("concurrency", "")))
     engine = _engine(r)
     for value, why in ((model, model_note), (gpu, gpu_note), (precision, f"precision {r['precision']!r} not mapped"),
                        (load, f"load {r['concurrency']!r} not mapped"), (engine, f"engine {r['engine']!r} not mapped")):
@@ -191,11 +235,11 @@ def map_record(index: int, r: dict) -> Case | Unmapped:
             return Unmapped(index, r, why)
     bits = {Precision.BIT16: "16-bit", Precision.BIT8: "8-bit", Precision.BIT4: "4-bit"}[precision]
     groups = {"gpus": str(r["gpu_count"]), "precision": bits, "architecture": "MoE" if model.is_moe else "dense",
-              "engine": f"{r['engine'].split(' (')[0]} {r['engine_version']}".strip(),
+              "engine": f"{str(r.get('engine', '')).split(' (')[0]} {r.get('engine_version', '')}".strip(),
               "split": "held-out" if held_out(r) else "train"}
     notes = "; ".join(n for n in (model_note, gpu_note) if n)
     return Case(index, model, gpu, int(r["gpu_count"]), precision, int(r["isl"]), int(r["osl"]), load, engine,
-                float(r["value"]), groups, notes)
+                float(r["value"]), groups, notes, _quantity(r))
 
 
 def trtllm_bench_engine(case: Case) -> Engine:

@@ -93,3 +93,28 @@ def test_results_json_lists_unmapped_points_with_reasons():
     res = json.loads(path.read_text())
     assert res["mapped"] + res["unmapped"] == res["records"]
     assert all(u["reason"] for u in res["unmapped_points"])
+
+
+@pytest.mark.parametrize("record", [
+    {},
+    {"model": "Llama-4-Scout", "gpu_type": "B200", "gpu_count": 1, "isl": 128, "osl": 128, "precision": "FP4",
+     "concurrency": "max load", "unit": "output tokens/s (whole system)", "value": 1.0, "engine": "TensorRT-LLM"},
+    {"model": "Llama-3.1-8B", "gpu_type": "RTX 6000 Pro", "gpu_count": 2, "isl": 128, "osl": 128, "precision": "FP4",
+     "concurrency": "max load", "unit": "output tokens/s (whole system)", "value": 1.0,
+     "engine": "TensorRT-LLM (trtllm-bench, PyTorch backend)", "parallelism": "TP1,PP2"},
+    {"model": "Llama-3.1-8B", "gpu_type": "H100", "gpu_count": None, "isl": "ShareGPT", "osl": None,
+     "precision": "BF16", "concurrency": "QPS=1", "unit": "x", "value": 1.5, "engine": "vLLM"},
+])
+def test_unusual_records_are_listed_not_crashed(bench, record):
+    mapped = bench.map_record(0, record)
+    assert isinstance(mapped, bench.Unmapped) and mapped.reason
+
+
+def test_a_rate_and_a_per_user_record_map(bench):
+    base = {"model": "Llama-3.1-8B-Instruct", "gpu_type": "H100 SXM", "gpu_count": 1, "isl": 500, "osl": 200,
+            "precision": "FP8", "engine": "vLLM", "engine_version": "0.6", "value": 100.0, "metric": "m"}
+    rate = bench.map_record(1, {**base, "concurrency": "4 req/s offered", "unit": "output tokens/s (whole system)"})
+    user = bench.map_record(2, {**base, "concurrency": "concurrency 8", "unit": "tokens/s/user"})
+    assert rate.quantity == "output" and user.quantity == "per_user"
+    assert bench.predict(rate) == pytest.approx(4 * 200, rel=0.02)
+    assert 30 < bench.predict(user) < 1000
