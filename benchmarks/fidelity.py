@@ -76,6 +76,22 @@ def predict_plain(case: Case) -> float:
     return batch * case.osl / (read_s + write_s)
 
 
+def latencies(records: list[dict], cases: list[Case]) -> list[dict]:
+    """Secondary check where a source also publishes latency: mean ITL vs the predicted time per output token,
+    mean TTFT vs the predicted TTFT once admitted (no queueing: saturated points are listed, not scored)."""
+    out = []
+    for c in cases:
+        r = records[c.index]
+        if "itl_ms" not in r and "ttft_ms" not in r:
+            continue
+        fmt = resolve(c.precision, kv_precision(c), c.gpu)
+        s = serving_estimate(c.model, c.gpu, c.gpus, fmt, c.isl, c.osl, c.load, engine_for(c))
+        out.append({"index": c.index, "load": r["concurrency"], "saturated": s.saturated,
+                    "itl_ms": r.get("itl_ms"), "predicted_tpot_ms": s.tpot_s * 1e3,
+                    "ttft_ms": r.get("ttft_ms"), "predicted_ttft_ms": s.ttft_s * 1e3})
+    return out
+
+
 def error(predicted: float, measured: float) -> float:
     return predicted / measured - 1
 
@@ -268,7 +284,14 @@ def main(argv: list[str] | None = None) -> int:
         r["error"] = error(r["predicted"], c.measured)
     res = report(records, cases, unmapped, rows, plain)
     res["ablations"] = ablations(cases)
+    res["latency_check"] = latencies(records, cases)
     print_report(res)
+    lat = [x for x in res["latency_check"] if not x["saturated"]]
+    if lat:
+        itl = statistics.median(abs(x["predicted_tpot_ms"] / x["itl_ms"] - 1) for x in lat if x["itl_ms"])
+        ttft = statistics.median(x["predicted_ttft_ms"] / x["ttft_ms"] - 1 for x in lat if x["ttft_ms"])
+        print(f"\nLatency where published ({len(lat)} unsaturated points): time per output token vs mean ITL "
+              f"median |err| {itl:.0%}; TTFT median err {ttft:+.0%} (no queueing or request handling modelled)")
     print("\nEach term switched off in turn (median |error|):")
     print_table(["variant", "all", "held-out"], [[k, f"{v['all']:.1%}", f"{v['held_out']:.1%}"]
                                                   for k, v in res["ablations"].items()])

@@ -39,6 +39,11 @@ PARAMS = {
 }
 
 
+# Start values that assume the term away (so a term the training points cannot see stays neutral).
+NEUTRAL = {"knee": 50.0, "fp4": 1.0, "nvlink_lat": 4e-6, "pcie_lat": 4e-6, "pcie_share": 1.0, "nvlink_share": 1.0,
+           "step": 0.0, "layer": 0.0, "moe": 1.0, "passes": 2.0}
+
+
 def current(name: str) -> float:
     key = PARAMS[name][0]
     sv = assumptions().serving
@@ -80,31 +85,50 @@ def log_errors(cases, values) -> list[float]:
     return out
 
 
-def main(argv=None) -> int:
+def fit(names: list[str], train: list) -> dict[str, float]:
+    """Robust least squares on log(predicted / measured) over `train`; returns the fitted values."""
     from scipy.optimize import least_squares
 
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--params", default="step,layer,nvlink_lat,nvlink_share,pcie_lat,pcie_share,knee,fp4")
-    args = parser.parse_args(argv)
-    names = args.params.split(",")
-    _, cases, _ = fidelity.load_cases()
-    train = [c for c in cases if c.groups["split"] == "train"]
-    held = [c for c in cases if c.groups["split"] == "held-out"]
-    x0 = [min(max(current(n), PARAMS[n][1]), PARAMS[n][2]) for n in names]
+    x0 = [NEUTRAL.get(n, min(max(current(n), PARAMS[n][1]), PARAMS[n][2])) for n in names]
     scale = [max(abs(PARAMS[n][2] - PARAMS[n][1]), 1e-12) for n in names]
 
     def residual(x):
         return log_errors(train, {n: v * s for n, v, s in zip(names, x, scale)})
 
-    fit = least_squares(residual, [v / s for v, s in zip(x0, scale)], loss="soft_l1", f_scale=0.1,
+    result = least_squares(residual, [v / s for v, s in zip(x0, scale)], loss="soft_l1", f_scale=0.1,
                         bounds=([PARAMS[n][1] / s for n, s in zip(names, scale)],
                                 [PARAMS[n][2] / s for n, s in zip(names, scale)]), diff_step=1e-3)
-    values = {n: v * s for n, v, s in zip(names, fit.x, scale)}
+    install({})
+    return {n: v * s for n, v, s in zip(names, result.x, scale)}
+
+
+def median_abs(cases, values) -> float:
+    return statistics.median(abs(math.exp(x) - 1) for x in log_errors(cases, values))
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--params", default="nvlink_lat,pcie_lat,pcie_share,knee,fp4")
+    parser.add_argument("--by-source", action="store_true",
+                        help="also fit on all engines but one and score the one left out")
+    args = parser.parse_args(argv)
+    names = args.params.split(",")
+    _, cases, _ = fidelity.load_cases()
+    train = [c for c in cases if c.groups["split"] == "train"]
+    held = [c for c in cases if c.groups["split"] == "held-out"]
+    values = fit(names, train)
     for n, v in values.items():
         print(f"{n:>14} = {v:.6g}")
     for label, cs in (("train", train), ("held-out", held)):
         e = [abs(math.exp(x) - 1) for x in log_errors(cs, values)]
         print(f"{label}: median |err| {statistics.median(e):.1%} over {len(e)}")
+    if args.by_source:
+        for source in sorted({c.groups["engine"] for c in cases}):
+            rest = [c for c in cases if c.groups["engine"] != source]
+            alone = [c for c in cases if c.groups["engine"] == source]
+            v = fit(names, rest)
+            print(f"fitted without {source!r}: {', '.join(f'{k}={x:.3g}' for k, x in v.items())}; "
+                  f"left out {median_abs(alone, v):.1%} over {len(alone)}, fitted on {median_abs(rest, v):.1%}")
     return 0
 
 

@@ -58,4 +58,5 @@ def note(model: ModelSpec, precision: Precision, gpus: int) -> Fidelity | None:
         held_out_error_share=data["held_out_error_share"], within_25_share=data["within_25_share"],
         plain_roofline_error_share=data["plain_roofline_error_share"], points=data["points"], date=data["date"],
         basis=data["basis"], caveats=tuple(data.get("caveats", ())),
+        applies_to=data.get("applies_to", "serving section"),
     )

@@ -216,6 +216,7 @@ class Fidelity:
     date: str
     basis: str
     caveats: tuple[str, ...]
+    applies_to: str = "serving section"
 
 
 @dataclass(frozen=True)
