@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import json
-import math
 from functools import lru_cache
 from typing import Any
 
@@ -16,6 +14,7 @@ from ..estimate import estimate
 from ..hf_config import model_from_json_bytes
 from ..physics import memory, params, speculative
 from ..scenario import INT_BOUNDS, Scenario
+from .encode import estimate_dict, json_bytes
 from .errors import ApiError, field_loc
 from .schemas import ScenarioIn, SimulateIn
 from .uploads import read_upload
@@ -30,24 +29,6 @@ router = APIRouter(prefix="/api")
 
 class JSONBytes(Response):
     media_type = "application/json"
-
-
-def json_bytes(data: Any) -> bytes:
-    """Strict JSON (no NaN or Infinity, which browsers cannot parse): non-finite floats become null."""
-    try:
-        return json.dumps(data, allow_nan=False, separators=(",", ":")).encode()
-    except ValueError:
-        return json.dumps(_finite(data), allow_nan=False, separators=(",", ":")).encode()
-
-
-def _finite(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_finite(v) for v in value]
-    return value
 
 
 @router.get("/health", summary="Is the server up")
@@ -120,7 +101,7 @@ def get_catalog(request: Request) -> Response:
 @lru_cache(maxsize=ESTIMATE_CACHE_SIZE)
 def _estimate_bytes(scenario: Scenario) -> bytes:
     try:
-        return json_bytes(estimate(scenario).to_dict())
+        return json_bytes(estimate_dict(estimate(scenario)))
     except (ArithmeticError, OverflowError) as exc:  # absurd custom shapes: a client mistake, not a crash
         raise ScenarioError("scenario", f"these values are outside what the estimate can compute ({exc})") from None
 

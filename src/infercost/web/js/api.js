@@ -56,16 +56,22 @@ export function upload(path, file) {
 }
 
 const CACHE_SIZE = 400;
+const PREFETCH_QUEUE = 4;
 
 /**
  * estimator.want(body, version): ask for the estimate of a scenario. onResult(estimate, version) runs
  * for the newest version answered so far only; onError(error, version) for a refused one.
+ * estimator.prefetch(bodies): fetch likely next scenarios (the neighbours of a slider being dragged)
+ * while nothing else is asked, so the next step of a drag is drawn from the cache.
  */
 export function createEstimator({ onResult, onError }) {
   const cache = new Map();
-  let inFlight = false;
-  let wanted = null; // { key, body, version } not yet sent
+  const pending = new Map(); // key -> promise of an estimate being fetched
+  let busy = false; // a wanted estimate is on its way
+  let wanted = null; // the newest { body, version } asked while busy
   let applied = 0;
+  let queue = [];
+  let prefetching = false;
 
   function remember(key, value) {
     cache.delete(key);
@@ -73,28 +79,19 @@ export function createEstimator({ onResult, onError }) {
     if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value);
   }
 
+  function fetchKey(key, body) {
+    const promise = postJson("api/estimate", body).then((estimate) => {
+      remember(key, estimate);
+      return estimate;
+    }).finally(() => pending.delete(key));
+    pending.set(key, promise);
+    return promise;
+  }
+
   function deliver(estimate, version) {
     if (version < applied) return; // an older answer never overwrites a newer one
     applied = version;
     onResult(estimate, version);
-  }
-
-  async function send(item) {
-    inFlight = true;
-    try {
-      const estimate = await postJson("api/estimate", item.body);
-      remember(item.key, estimate);
-      deliver(estimate, item.version);
-    } catch (error) {
-      if (item.version >= applied) onError(error, item.version);
-    } finally {
-      inFlight = false;
-      if (wanted) {
-        const next = wanted;
-        wanted = null;
-        want(next.body, next.version);
-      }
-    }
   }
 
   function want(body, version) {
@@ -106,12 +103,44 @@ export function createEstimator({ onResult, onError }) {
       deliver(hit, version);
       return;
     }
-    if (inFlight) {
-      wanted = { key, body, version };
+    if (busy) {
+      wanted = { body, version };
       return;
     }
-    send({ key, body, version });
+    busy = true;
+    const promise = pending.get(key) || fetchKey(key, body);
+    promise.then((estimate) => deliver(estimate, version), (error) => {
+      if (version >= applied) onError(error, version);
+    }).finally(() => {
+      busy = false;
+      if (wanted) {
+        const next = wanted;
+        wanted = null;
+        want(next.body, next.version);
+      } else {
+        pump();
+      }
+    });
   }
 
-  return { want };
+  function pump() {
+    if (busy || prefetching) return;
+    while (queue.length) {
+      const { key, body } = queue.shift();
+      if (cache.has(key) || pending.has(key)) continue;
+      prefetching = true;
+      fetchKey(key, body).catch(() => {}).finally(() => {
+        prefetching = false;
+        pump();
+      });
+      return;
+    }
+  }
+
+  function prefetch(bodies) {
+    queue = bodies.slice(0, PREFETCH_QUEUE).map((body) => ({ key: JSON.stringify(body), body }));
+    pump();
+  }
+
+  return { want, prefetch };
 }

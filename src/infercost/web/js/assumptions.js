@@ -10,10 +10,10 @@ let ui = null;
 export function init() {
   const shares = range(0.05, 1, 0.05);
   ui = {
-    compute: valueSlider($("as-compute"), document.querySelector("output[for=as-compute]"), {
+    compute: valueSlider($("as-compute"), document.querySelector("output[for=as-compute]"), { field: "compute_efficiency",
       values: shares, format: (x) => `${Math.round(x * 100)}%`, onInput: (v) => state.set({ compute_efficiency: v }),
     }),
-    memory: valueSlider($("as-memory"), document.querySelector("output[for=as-memory]"), {
+    memory: valueSlider($("as-memory"), document.querySelector("output[for=as-memory]"), { field: "memory_efficiency",
       values: shares, format: (x) => `${Math.round(x * 100)}%`, onInput: (v) => state.set({ memory_efficiency: v }),
     }),
     reset: $("as-reset"),

@@ -2,13 +2,28 @@
 
 import { setText } from "./dom.js";
 
+let prefetchHook = null;
+
+/** fn(field, values): called with the values a slider is likely to take next. */
+export function onNeighbours(fn) {
+  prefetchHook = fn;
+}
+
 /**
  * A range input whose positions are `values`. onInput(value) runs on every move; set(value) shows a
  * value from the state (exact, even between steps); setValues(list) changes the steps.
  */
-export function valueSlider(input, output, { values, format, onInput }) {
+export function valueSlider(input, output, { values, format, onInput, field = null }) {
   let list = values.slice();
   let current = list[0];
+  let lastIndex = -1;
+
+  function neighbours(index, direction) {
+    if (!prefetchHook || !field) return;
+    const steps = direction > 0 ? [1, 2, -1] : direction < 0 ? [-1, -2, 1] : [1, -1];
+    const out = steps.map((d) => list[index + d]).filter((v) => v !== undefined);
+    if (out.length) prefetchHook(field, out);
+  }
 
   function nearest(value) {
     let best = 0;
@@ -34,9 +49,17 @@ export function valueSlider(input, output, { values, format, onInput }) {
   }
 
   input.addEventListener("input", () => {
-    const value = list[Number(input.value)];
+    const index = Number(input.value);
+    const value = list[index];
     show(value);
     onInput(value);
+    neighbours(index, lastIndex < 0 ? 0 : index - lastIndex);
+    lastIndex = index;
+  });
+  input.addEventListener("pointerdown", () => neighbours(Number(input.value), 0));
+  input.addEventListener("focus", () => {
+    lastIndex = Number(input.value);
+    neighbours(lastIndex, 0);
   });
 
   setValues(list);

@@ -2,6 +2,7 @@
 
 import * as api from "./api.js";
 import * as assumptions from "./assumptions.js";
+import { onNeighbours } from "./controls.js";
 import { $, el, setText } from "./dom.js";
 import * as state from "./state.js";
 import * as step1 from "./step1.js";
@@ -16,6 +17,7 @@ let lastGood = null; // the last scenario the server answered
 let lastEstimate = null;
 let retries = 0;
 let renderedVersion = 0;
+const renderTimes = []; // ms per drawing of an estimate, for the page-latency benchmark
 
 // ---- notes under the top bar (fallbacks, adjustments, refused inputs) ----------------------------
 
@@ -66,12 +68,15 @@ function syncControls(s) {
 }
 
 function draw(estimate, version) {
+  const start = performance.now();
   lastEstimate = estimate;
   lastGood = estimate.scenario;
   retries = 0;
   document.body.classList.remove("is-loading");
   for (const step of steps) if (step.render) step.render(estimate);
   renderedVersion = version;
+  renderTimes.push(performance.now() - start);
+  if (renderTimes.length > 1000) renderTimes.shift();
   document.dispatchEvent(new CustomEvent("infercost:rendered", { detail: { version } }));
 }
 
@@ -100,6 +105,12 @@ function refused(error, version) {
 
 const estimator = api.createEstimator({ onResult: draw, onError: refused });
 
+// While a slider moves, fetch the estimates of the next positions so they can be drawn at once.
+onNeighbours((field, values) => {
+  const s = state.get();
+  estimator.prefetch(values.map((v) => state.body({ ...s, [field]: v })));
+});
+
 function changed(s, version, notes) {
   for (const note of notes) addNote(note);
   syncControls(s);
@@ -123,7 +134,7 @@ async function start() {
   state.subscribe(changed);
   changed(state.get(), state.getVersion(), notes);
   // for scripts and tests: the state, the estimate on screen and the state version it reflects
-  window.infercost = { state, get estimate() { return lastEstimate; }, get rendered() { return renderedVersion; } };
+  window.infercost = { state, get estimate() { return lastEstimate; }, get rendered() { return renderedVersion; }, renderTimes };
   state.writeUrl();
 }
 

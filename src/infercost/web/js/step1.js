@@ -32,10 +32,10 @@ function fits(values, limit) {
 
 export function init() {
   ui = {
-    question: valueSlider($("s1-question"), document.querySelector("output[for=s1-question]"), {
+    question: valueSlider($("s1-question"), document.querySelector("output[for=s1-question]"), { field: "question_tokens",
       values: QUESTION_TOKENS, format: tokens, onInput: (v) => state.set({ question_tokens: v }, { field: "question_tokens" }),
     }),
-    answer: valueSlider($("s1-answer"), document.querySelector("output[for=s1-answer]"), {
+    answer: valueSlider($("s1-answer"), document.querySelector("output[for=s1-answer]"), { field: "answer_tokens",
       values: ANSWER_TOKENS, format: tokens, onInput: (v) => state.set({ answer_tokens: v }, { field: "answer_tokens" }),
     }),
     stream: $("s1-stream"), status: $("s1-stream-status"), speedNote: $("s1-speed-note"),

@@ -22,10 +22,10 @@ function lengths(limit) {
 
 export function init() {
   ui = {
-    length: valueSlider($("s2-length"), document.querySelector("output[for=s2-length]"), {
+    length: valueSlider($("s2-length"), document.querySelector("output[for=s2-length]"), { field: "conversation_tokens",
       values: CONVERSATION_TOKENS, format: tokens, onInput: (v) => state.set({ conversation_tokens: v }),
     }),
-    count: valueSlider($("s2-count"), document.querySelector("output[for=s2-count]"), {
+    count: valueSlider($("s2-count"), document.querySelector("output[for=s2-count]"), { field: "conversations",
       values: CONVERSATIONS, format: (n) => `${int(n)} conversation${n === 1 ? "" : "s"}`,
       onInput: (v) => state.set({ conversations: v }),
     }),

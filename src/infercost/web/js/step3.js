@@ -14,7 +14,7 @@ let lastTableKey = "";
 
 export function init() {
   ui = {
-    batch: valueSlider($("s3-batch"), document.querySelector("output[for=s3-batch]"), {
+    batch: valueSlider($("s3-batch"), document.querySelector("output[for=s3-batch]"), { field: "batch",
       values: BATCHES, format: (n) => `${int(n)} user${n === 1 ? "" : "s"}`, onInput: (v) => state.set({ batch: v }),
     }),
     chart: createBatchChart($("s3-chart")), total: $("s3-total"), user: $("s3-user"), limit: $("s3-limit"),

@@ -27,13 +27,13 @@ function prefixValues(question) {
 export function init({ addNote }) {
   ui = {
     draft: $("s4-draft"),
-    k: valueSlider($("s4-k"), document.querySelector("output[for=s4-k]"), {
+    k: valueSlider($("s4-k"), document.querySelector("output[for=s4-k]"), { field: "draft_tokens",
       values: range(1, 16, 1), format: (n) => `${n} guess${n === 1 ? "" : "es"}`, onInput: (v) => state.set({ draft_tokens: v }),
     }),
-    alpha: valueSlider($("s4-alpha"), document.querySelector("output[for=s4-alpha]"), {
+    alpha: valueSlider($("s4-alpha"), document.querySelector("output[for=s4-alpha]"), { field: "acceptance_rate",
       values: range(0, 1, 0.05), format: (a) => `${Math.round(a * 100)}%`, onInput: (v) => state.set({ acceptance_rate: v }),
     }),
-    prefix: valueSlider($("s4-prefix"), document.querySelector("output[for=s4-prefix]"), {
+    prefix: valueSlider($("s4-prefix"), document.querySelector("output[for=s4-prefix]"), { field: "shared_prefix_tokens",
       values: prefixValues(state.get().question_tokens),
       format: (n) => `${tokens(n)} (${Math.round((100 * n) / Math.max(1, state.get().question_tokens))}% of the question)`,
       onInput: (v) => state.set({ shared_prefix_tokens: v }),

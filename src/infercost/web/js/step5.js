@@ -13,7 +13,7 @@ let leverKey = "";
 export function init() {
   ui = {
     price: $("s5-price"), priceSource: $("s5-price-source"), reset: $("s5-price-reset"),
-    busy: valueSlider($("s5-busy"), document.querySelector("output[for=s5-busy]"), {
+    busy: valueSlider($("s5-busy"), document.querySelector("output[for=s5-busy]"), { field: "busy_share",
       values: range(0.05, 1, 0.05), format: (x) => `${Math.round(x * 100)}% of the hour`,
       onInput: (v) => state.set({ busy_share: v }),
     }),
