@@ -32,6 +32,7 @@ def test_table_by_default(capsys):
     for heading in ("1. Reading vs writing", "2. KV cache", "3. Batching", "4. Speculative decoding", "5. Cost"):
         assert heading in out
     assert "327.7 KB" in out
+    assert "Serving at max load" in out and "How close: " in out
 
 
 @pytest.mark.parametrize("argv,field", [

@@ -101,7 +101,26 @@ def format_estimate(e: Estimate) -> str:
         ("input", f"{format_usd(c.usd_per_million_input)} per million tokens"),
         ("one answer", format_usd(c.usd_per_answer)),
     ]))
-    return "\n".join(parts).rstrip() + "\n"
+    parts.append(_format_serving(e))
+    return "\n".join(p for p in parts if p).rstrip() + "\n"
+
+
+def _format_serving(e: Estimate) -> str:
+    """A serving engine under load, and how far such estimates typically are from real systems."""
+    sv, fid = e.serving, e.fidelity
+    if sv is None or sv.max_load is None:
+        return ""
+    ml = sv.max_load
+    rows = [("batch", f"{ml.batch:,.0f} conversations (limited by {ml.batch_limit})"),
+            ("total output", f"{ml.output_tokens_per_s:,.0f} tokens/s, {ml.per_user_tokens_per_s:,.1f} per user"),
+            ("time per output token", format_seconds(ml.tpot_s)),
+            ("output cost", f"{format_usd(ml.usd_per_million_output)} per million tokens")]
+    text = _section(f"Serving at max load ({ml.engine}-like engine, prompts mixed into decode steps)", rows)
+    if fid is not None:
+        text += (f"How close: estimates of this kind are typically within {fid.typical_error_share:.0%} of published "
+                 f"measurements ({fid.group}; {fid.points} points, {fid.held_out_error_share:.0%} on held-out "
+                 f"ones); the plain roofline of steps 1-3 is typically {fid.plain_roofline_error_share:.0%} off.\n")
+    return text
 
 
 def format_models(models: Iterable[ModelSpec]) -> str:

@@ -1,0 +1,140 @@
+"""Load the API: 20,000 estimate requests from 64 concurrent clients against a real server on loopback.
+
+Starts `infercost serve` in its own process on a free 127.0.0.1 port, sends a varied stream of valid
+scenarios (plus a share of bad ones, which must come back 422), and reports errors (goal 0), p50/p99
+latency, requests per second and the server's resident memory before and after (goal: flat).
+
+    python benchmarks/load.py [--requests 20000] [--clients 64]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import random
+import socket
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import httpx
+
+sys.path.insert(0, str(Path(__file__).parent))
+from _common import print_table, write_result  # noqa: E402
+
+MODELS = ["llama-3.1-8b", "llama-3.1-70b", "qwen3-30b-a3b", "mixtral-8x7b", "deepseek-v3", "gpt-oss-120b"]
+GPUS = ["h100-sxm", "h200", "b200", "a100-80gb", "mi300x", "l40s"]
+BAD_SHARE = 0.05  # of requests carry a mistake and must get a 422
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def rss_bytes(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError("no VmRSS")
+
+
+def scenario(rng: random.Random) -> tuple[dict, int]:
+    """A request body and the status it must get."""
+    body = {"model": rng.choice(MODELS), "gpu": rng.choice(GPUS), "gpus": rng.choice([1, 2, 4, 8]),
+            "precision": rng.choice(["16bit", "8bit", "4bit"]), "question_tokens": rng.randint(10, 8000),
+            "answer_tokens": rng.randint(10, 4000), "conversation_tokens": rng.randint(100, 32000),
+            "conversations": rng.randint(1, 200), "batch": rng.randint(1, 512), "busy_share": rng.uniform(0.05, 1)}
+    if rng.random() < BAD_SHARE:
+        body[rng.choice(["gpus", "batch", "question_tokens"])] = rng.choice([-1, 0, "many", None, 10**12])
+        return body, 422
+    return body, 200
+
+
+async def client(http: httpx.AsyncClient, jobs: list[tuple[dict, int]], latencies: list[float], errors: list[str]):
+    while jobs:
+        body, expected = jobs.pop()
+        start = time.perf_counter()
+        try:
+            r = await http.post("/api/estimate", json=body)
+            status = r.status_code
+        except httpx.HTTPError as exc:
+            errors.append(f"{type(exc).__name__}: {exc}")
+            continue
+        latencies.append(time.perf_counter() - start)
+        if status != expected:
+            errors.append(f"status {status} for {body} (expected {expected})")
+
+
+async def drive(base_url: str, requests: int, clients: int, seed: int) -> tuple[list[float], list[str], float]:
+    rng = random.Random(seed)
+    jobs = [scenario(rng) for _ in range(requests)]
+    latencies: list[float] = []
+    errors: list[str] = []
+    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
+    async with httpx.AsyncClient(base_url=base_url, limits=limits, timeout=30) as http:
+        start = time.perf_counter()
+        await asyncio.gather(*(client(http, jobs, latencies, errors) for _ in range(clients)))
+        elapsed = time.perf_counter() - start
+    return latencies, errors, elapsed
+
+
+def wait_ready(base_url: str, proc: subprocess.Popen, timeout_s: float = 30) -> None:
+    deadline = time.monotonic() + timeout_s
+    while time.monotonic() < deadline:
+        if proc.poll() is not None:
+            raise RuntimeError("the server exited before it was ready")
+        try:
+            if httpx.get(f"{base_url}/api/health", timeout=1).status_code == 200:
+                return
+        except httpx.HTTPError:
+            time.sleep(0.2)
+    raise RuntimeError("the server did not answer /api/health in time")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--requests", type=int, default=20_000)
+    parser.add_argument("--clients", type=int, default=64)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    port = free_port()
+    base_url = f"http://127.0.0.1:{port}"
+    proc = subprocess.Popen([sys.executable, "-m", "infercost.cli", "serve", "--port", str(port)],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        wait_ready(base_url, proc)
+        asyncio.run(drive(base_url, 200, 8, args.seed + 1))  # warm-up: imports, caches
+        rss_before = rss_bytes(proc.pid)
+        latencies, errors, elapsed = asyncio.run(drive(base_url, args.requests, args.clients, args.seed))
+        rss_after = rss_bytes(proc.pid)
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
+    q = statistics.quantiles(latencies, n=100)
+    result = {
+        "requests": args.requests, "clients": args.clients, "errors": len(errors), "first_errors": errors[:5],
+        "p50_s": q[49], "p99_s": q[98], "requests_per_s": len(latencies) / elapsed,
+        "server_rss_before_bytes": rss_before, "server_rss_after_bytes": rss_after,
+    }
+    print(f"{args.requests:,} POST /api/estimate from {args.clients} clients on loopback "
+          f"({BAD_SHARE:.0%} deliberately bad, which must get 422)\n")
+    print_table(["measure", "value", "goal"], [
+        ["errors", f"{len(errors):,}", "0"],
+        ["p50 latency", f"{q[49] * 1e3:.1f} ms", ""],
+        ["p99 latency", f"{q[98] * 1e3:.1f} ms", ""],
+        ["throughput", f"{result['requests_per_s']:,.0f} requests/s", ""],
+        ["server memory before", f"{rss_before / 2**20:,.1f} MiB", ""],
+        ["server memory after", f"{rss_after / 2**20:,.1f} MiB", "flat"],
+    ])
+    for e in errors[:5]:
+        print("  error:", e)
+    print(f"wrote {write_result('load', result)}")
+    return 0 if not errors else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
