@@ -320,3 +320,25 @@ def test_api_docs_work_offline(make_page, server_url):
     page.goto(server_url + "docs")
     page.wait_for_selector(".opblock-summary-path", timeout=10_000)
     assert "/api/estimate" in page.locator("#swagger-ui").text_content()
+
+
+# ---- nothing jumps while dragging ----------------------------------------------------------------
+
+ALL_SLIDERS = [s for s, _ in SLIDERS]
+
+
+@pytest.mark.parametrize("width", [1280, 375])
+def test_sliders_stay_put_while_their_values_change(make_page, width):
+    """Moving a slider from end to end never moves the slider itself (no layout jump above it)."""
+    page = make_page(width=width)
+    truncated = page.evaluate("""() => [...document.querySelectorAll('.control > label')]
+        .filter((l) => l.scrollWidth > l.clientWidth + 1).map((l) => l.textContent)""")
+    assert truncated == []
+    for slider in ALL_SLIDERS:
+        page.locator(f"#{slider}").focus()
+        tops = []
+        for key in ("Home", "ArrowRight", "End", "ArrowLeft", "Home"):
+            page.keyboard.press(key)
+            wait_drawn(page)
+            tops.append(page.evaluate(f"document.getElementById('{slider}').getBoundingClientRect().top + scrollY"))
+        assert max(tops) - min(tops) <= 1, (slider, tops)

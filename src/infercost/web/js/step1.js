@@ -91,10 +91,8 @@ export function render(est) {
   const changed = !current || ["ttft_s", "decode_tokens_per_s", "answer_tokens"].some((k) => current[k] !== r[k]);
   const first = !current;
   current = r;
-  if (first && !visible) {
-    setText(ui.status, "The answer streams here when this part of the page is in view.");
-    setText(ui.speedNote, speedNote(Math.max(1, r.answer_s / MAX_SHOWN_S)));
-  }
+  setText(ui.speedNote, speedNote(Math.max(1, r.answer_s / MAX_SHOWN_S)));
+  if (first && !visible) setText(ui.status, "The answer streams here when this part of the page is in view.");
   if (changed) {
     clearTimeout(restartTimer);
     if (reducedMotion()) showWhole();
@@ -142,7 +140,7 @@ export function play() {
     const elapsed = ((now - t0) / 1000) * factor; // estimated seconds since the question was sent
     if (elapsed < r.ttft_s) {
       toggleClass(ui.stream, "is-waiting", true);
-      setText(ui.status, `Reading the question… ${timeText(elapsed)}`);
+      setText(ui.status, `Reading the question… ${timeText(elapsed)}${factor > 1 ? ` (shown ${num(factor, 2)}× faster)` : ""}`);
       requestAnimationFrame(frame);
       return;
     }
@@ -160,7 +158,7 @@ export function play() {
       setText(ui.status, `Done: ${tokens(r.answer_tokens)} in ${timeText(r.answer_s)} (first word after ${timeText(r.ttft_s)}).`);
       return;
     }
-    setText(ui.status, `Writing token ${int(count)} of ${int(r.answer_tokens)} · ${timeText(elapsed)}`);
+    setText(ui.status, `Writing token ${int(count)} of ${int(r.answer_tokens)} · ${timeText(elapsed)}${factor > 1 ? ` (shown ${num(factor, 2)}× faster)` : ""}`);
     requestAnimationFrame(frame);
   };
   requestAnimationFrame(frame);

@@ -26,7 +26,7 @@ export function init() {
       values: CONVERSATION_TOKENS, format: tokens, onInput: (v) => state.set({ conversation_tokens: v }),
     }),
     count: valueSlider($("s2-count"), document.querySelector("output[for=s2-count]"), { field: "conversations",
-      values: CONVERSATIONS, format: (n) => `${int(n)} conversation${n === 1 ? "" : "s"}`,
+      values: CONVERSATIONS, format: (n) => int(n),
       onInput: (v) => state.set({ conversations: v }),
     }),
     kv: radios($("s2-kv"), (v) => state.set({ kv_precision: v })),

@@ -35,7 +35,7 @@ export function init({ addNote }) {
     }),
     prefix: valueSlider($("s4-prefix"), document.querySelector("output[for=s4-prefix]"), { field: "shared_prefix_tokens",
       values: prefixValues(state.get().question_tokens),
-      format: (n) => `${tokens(n)} (${Math.round((100 * n) / Math.max(1, state.get().question_tokens))}% of the question)`,
+      format: (n) => `${tokens(n)} · ${Math.round((100 * n) / Math.max(1, state.get().question_tokens))}%`,
       onInput: (v) => state.set({ shared_prefix_tokens: v }),
     }),
     tokens: $("s4-tokens"), check: $("s4-check"), out: $("s4-out"), alone: $("s4-alone"), verdict: $("s4-verdict"),

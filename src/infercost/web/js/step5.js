@@ -80,7 +80,7 @@ export function render(est) {
   catalogPrice = est.scenario.custom_gpu ? hw.price_per_gpu_hour_usd : (state.gpuEntry(hw.id)?.price_per_gpu_hour_usd ?? null);
   const s = state.get();
   if (document.activeElement !== ui.price) ui.price.value = priceShown(s);
-  const brief = (hw.price_source || "").split(/ \(| via /)[0];
+  const brief = (hw.price_source || "").split(/ \(| via /)[0].replace(/[\s,;:]+$/, "");
   const source = brief ? `${brief}${hw.price_as_of ? `, as of ${hw.price_as_of}` : ""}` : "no source given";
   ui.priceSource.title = hw.price_source || "";
   setText(ui.priceSource, catalogPrice === null
