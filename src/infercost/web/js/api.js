@@ -94,24 +94,11 @@ export function createEstimator({ onResult, onError }) {
     onResult(estimate, version);
   }
 
-  function want(body, version) {
-    const key = JSON.stringify(body);
-    const hit = cache.get(key);
-    if (hit) {
-      wanted = null;
-      remember(key, hit);
-      deliver(hit, version);
-      return;
-    }
-    if (busy) {
-      wanted = { body, version };
-      return;
-    }
-    busy = true;
-    const promise = pending.get(key) || fetchKey(key, body);
+  function attach(promise, version, owned) {
     promise.then((estimate) => deliver(estimate, version), (error) => {
       if (version >= applied) onError(error, version);
     }).finally(() => {
+      if (!owned) return;
       busy = false;
       if (wanted) {
         const next = wanted;
@@ -121,6 +108,29 @@ export function createEstimator({ onResult, onError }) {
         pump();
       }
     });
+  }
+
+  function want(body, version) {
+    const key = JSON.stringify(body);
+    const hit = cache.get(key);
+    if (hit) {
+      wanted = null;
+      remember(key, hit);
+      deliver(hit, version);
+      return;
+    }
+    const fetching = pending.get(key);
+    if (fetching) { // already on its way (fetched ahead while a slider moved): wait for that one
+      wanted = null;
+      attach(fetching, version, false);
+      return;
+    }
+    if (busy) {
+      wanted = { body, version };
+      return;
+    }
+    busy = true;
+    attach(fetchKey(key, body), version, true);
   }
 
   function pump() {
