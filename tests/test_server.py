@@ -283,3 +283,33 @@ def test_every_catalog_model_and_gpu_estimates_through_the_api(client):
             r = client.post("/api/estimate", json=body)
             assert r.status_code == 200, (m["id"], g["id"], r.text)
             assert all(math.isfinite(p["total_tokens_per_s"]) for p in r.json()["batching"]["curve"])
+
+
+def test_serve_prints_the_address_and_warns_when_exposed(monkeypatch, capsys):
+    import uvicorn
+
+    from infercost import server
+
+    calls = []
+    monkeypatch.setattr(uvicorn, "run", lambda app, **kw: calls.append(kw))
+    assert server.serve("127.0.0.1", 8123, "") == 0
+    out = capsys.readouterr()
+    assert "http://127.0.0.1:8123/" in out.out and "warning" not in out.err
+    assert server.serve("0.0.0.0", 8124, "javascript:alert(1)") == 0
+    err = capsys.readouterr().err
+    assert "other machines" in err and "--course-url" in err
+    assert calls[0] == {"host": "127.0.0.1", "port": 8123, "log_level": "warning"}
+    assert server.serve("127.0.0.1", 70000, "") == 2
+
+
+def test_serve_reports_a_port_in_use(monkeypatch, capsys):
+    import uvicorn
+
+    from infercost import server
+
+    def busy(app, **kw):
+        raise SystemExit(1)
+
+    monkeypatch.setattr(uvicorn, "run", busy)
+    assert server.serve("127.0.0.1", 8125, "") == 1
+    assert "--port" in capsys.readouterr().err

@@ -113,5 +113,8 @@ def serve(host: str = "127.0.0.1", port: int = 8000, course_base_url: str = "") 
         print(f"infercost: error: cannot listen on {host}:{port}: {exc.strerror or exc}", file=sys.stderr)
         return 1
     except SystemExit as exc:  # uvicorn exits when it cannot bind the port
-        return exc.code if isinstance(exc.code, int) else 1
+        code = exc.code if isinstance(exc.code, int) else 1
+        if code:
+            print(f"infercost: error: cannot listen on {host}:{port} (is the port in use? try --port)", file=sys.stderr)
+        return code
     return 0

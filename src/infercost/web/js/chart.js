@@ -30,11 +30,17 @@ export function createBatchChart(container) {
     ctx.font = `${12 * dpr}px ${colors.font}`;
     ctx.textBaseline = "top";
     const label = (text, x, color, row) => {
-      ctx.fillStyle = color;
       const w = ctx.measureText(text).width;
       const right = x + 4 * dpr + w > left + width;
+      const tx = right ? x - 4 * dpr : x + 4 * dpr;
+      const ty = top + (4 + row * 18) * dpr;
+      ctx.fillStyle = colors.bg;
+      ctx.globalAlpha = 0.85;
+      ctx.fillRect(right ? tx - w - 2 * dpr : tx - 2 * dpr, ty - 1 * dpr, w + 4 * dpr, 16 * dpr);
+      ctx.globalAlpha = 1;
+      ctx.fillStyle = color;
       ctx.textAlign = right ? "right" : "left";
-      ctx.fillText(text, right ? x - 4 * dpr : x + 4 * dpr, top + (4 + row * 16) * dpr);
+      ctx.fillText(text, tx, ty);
     };
     if (marks.memory >= 1 && marks.memory < xMax) {
       const x = xAt(Math.max(marks.memory, xMin));
