@@ -1,7 +1,7 @@
 // The assumptions panel: the two efficiency shares (editable) and the runtime's other assumptions with sources.
 
 import { range, valueSlider } from "./controls.js";
-import { $, el } from "./dom.js";
+import { $, el, setText } from "./dom.js";
 import { int } from "./format.js";
 import * as state from "./state.js";
 
@@ -31,6 +31,23 @@ export function init() {
   ];
   $("as-list").replaceChildren(...items.map(([title, text, source]) => el("li", {},
     el("strong", { text: `${title}: ` }), text, source ? el("span", { text: ` Source: ${source}.` }) : null)));
+}
+
+/** The core's note on how far its estimates are from published measurements, when present. */
+export function render(est) {
+  const f = est.fidelity;
+  const box = $("as-fidelity-box");
+  if (!f || !Number.isFinite(f.typical_error_share)) {
+    box.hidden = true;
+    return;
+  }
+  const pct = (x) => `${Math.round(x * 100)}%`;
+  let text = `Against ${int(f.points)} published measurements, the serving estimates are typically within ${pct(f.typical_error_share)}`
+    + (Number.isFinite(f.within_25_share) ? `, and ${pct(f.within_25_share)} of them are within 25%` : "") + ".";
+  if (f.basis) text += ` Method: ${f.basis}.`;
+  if (Array.isArray(f.caveats) && f.caveats.length) text += ` ${f.caveats.join(" ")}`;
+  setText($("as-fidelity"), text);
+  box.hidden = false;
 }
 
 export function sync(s) {

@@ -3,7 +3,7 @@
 import { createBatchChart } from "./chart.js";
 import { valueSlider } from "./controls.js";
 import { $, el, setText, toggleClass } from "./dom.js";
-import { int, num, tokens } from "./format.js";
+import { int, num, timeText, tokens, usd } from "./format.js";
 import * as state from "./state.js";
 
 const BATCHES = [1, 2, 3, 4, 6, 8, 12, 16, 24, 32, 48, 64, 96, 128, 192, 256, 384, 512, 768, 1024];
@@ -19,7 +19,7 @@ export function init() {
     }),
     chart: createBatchChart($("s3-chart")), total: $("s3-total"), user: $("s3-user"), limit: $("s3-limit"),
     limitMeaning: $("s3-limit-meaning"), status: $("s3-status"), summary: $("s3-summary"), context: $("s3-context"),
-    table: $("s3-table"),
+    table: $("s3-table"), servingBox: $("s3-serving-box"), serving: $("s3-serving"),
   };
 }
 
@@ -72,4 +72,29 @@ export function render(est) {
     + `Memory is full at a batch of ${int(b.memory_limit_batch)}. ${knee}. The current batch, ${int(b.batch)}, `
     + `gives ${num(cur.total_tokens_per_s)} tokens/s in total and ${num(cur.per_user_tokens_per_s)} per user.`);
   renderTable(b);
+  renderServing(est);
+}
+
+/** The core's serving-engine view (max load and the step-3 batch), when the estimate carries it. */
+function renderServing(est) {
+  const sv = est.serving;
+  const max = sv && sv.max_load;
+  if (!max || typeof sv.message !== "string") {
+    ui.servingBox.hidden = true;
+    return;
+  }
+  const lengths = `For requests of step 1's lengths (${int(est.reading.question_tokens)} + ${int(est.reading.answer_tokens)} tokens): `;
+  let line = `${lengths}${sv.message} It then writes ${num(max.output_tokens_per_s)} tokens/s in total and `
+    + `${num(max.per_user_tokens_per_s)} per user`;
+  if (max.usd_per_million_output !== null && max.usd_per_million_output !== undefined) {
+    line += `, at ${usd(max.usd_per_million_output)} per million tokens written`;
+  }
+  line += ".";
+  const at = sv.at_batch;
+  if (at && Number.isFinite(at.output_tokens_per_s)) {
+    line += ` Holding ${int(at.batch)} conversations at once (step 3's batch) it writes ${num(at.output_tokens_per_s)} tokens/s, `
+      + `${num(at.per_user_tokens_per_s)} per user, each answer starting after ${timeText(at.ttft_s)}.`;
+  }
+  setText(ui.serving, line);
+  ui.servingBox.hidden = false;
 }
