@@ -342,3 +342,11 @@ def test_sliders_stay_put_while_their_values_change(make_page, width):
             wait_drawn(page)
             tops.append(page.evaluate(f"document.getElementById('{slider}').getBoundingClientRect().top + scrollY"))
         assert max(tops) - min(tops) <= 1, (slider, tops)
+
+
+def test_a_link_the_server_refuses_falls_back_with_a_note(make_page):
+    bad_model = json.dumps({"id": "broken", "name": "Broken", "layers": 2})  # fields missing
+    page = make_page("?custom_model=" + bad_model, expect_errors=True)  # the 422 shows in the console
+    assert scenario(page)["custom_model"] is None
+    assert "imported model" in page.locator("#notes").text_content()
+    assert page.locator("#tb-model").input_value() == "llama-3.1-70b"

@@ -6,7 +6,7 @@ import { $, el, reducedMotion, setText, toggleClass } from "./dom.js";
 import { bytes, bytesText, int, num, precisionLabel, time, tokens, usd } from "./format.js";
 import * as state from "./state.js";
 
-const SIM_TOKENS = 40;
+const SIM_TOKENS = 35; // one pass through the big model's sentence
 const STEP_MS = 90;
 
 let ui = null;
