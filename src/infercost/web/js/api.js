@@ -56,7 +56,7 @@ export function upload(path, file) {
 }
 
 const CACHE_SIZE = 400;
-const PREFETCH_QUEUE = 4;
+const PREFETCH_QUEUE = 10;
 
 /**
  * estimator.want(body, version): ask for the estimate of a scenario. onResult(estimate, version) runs

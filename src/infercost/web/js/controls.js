@@ -3,6 +3,7 @@
 import { setText } from "./dom.js";
 
 let prefetchHook = null;
+const AHEAD = 10;
 
 /** fn(field, values): called with the values a slider is likely to take next. */
 export function onNeighbours(fn) {
@@ -18,10 +19,16 @@ export function valueSlider(input, output, { values, format, onInput, field = nu
   let current = list[0];
   let lastIndex = -1;
 
+  /** The values a drag reaches next: ahead first, a few behind, up to AHEAD of them. */
   function neighbours(index, direction) {
     if (!prefetchHook || !field) return;
-    const steps = direction > 0 ? [1, 2, -1] : direction < 0 ? [-1, -2, 1] : [1, -1];
-    const out = steps.map((d) => list[index + d]).filter((v) => v !== undefined);
+    const forward = direction < 0 ? -1 : 1;
+    const out = [];
+    for (let d = 1; out.length < AHEAD && d <= list.length; d += 1) {
+      for (const i of direction === 0 ? [index + d, index - d] : [index + forward * d, ...(d % 3 === 0 ? [index - forward * (d / 3)] : [])]) {
+        if (list[i] !== undefined && out.length < AHEAD) out.push(list[i]);
+      }
+    }
     if (out.length) prefetchHook(field, out);
   }
 
