@@ -60,7 +60,7 @@ def test_more_gpus_than_any_count_can_hold():
 @pytest.mark.parametrize("changes,field", [
     ({"model": "gpt-5"}, "model"),
     ({"gpu": "h900"}, "gpu"),
-    ({"draft_model": "nope"}, "model"),
+    ({"draft_model": "nope"}, "draft_model"),
     ({"question_tokens": 130_000, "answer_tokens": 2_000}, "answer_tokens"),
     ({"conversation_tokens": 200_000}, "conversation_tokens"),
     ({"shared_prefix_tokens": 5_000, "question_tokens": 100}, "shared_prefix_tokens"),

@@ -13,10 +13,20 @@ from typing import Any
 from .errors import ScenarioError
 
 
+@cache
+def _field_names(cls: type) -> tuple[str, ...]:
+    return tuple(f.name for f in dataclasses.fields(cls))
+
+
+_PLAIN = (str, int, float, bool, type(None))
+
+
 def to_jsonable(value: Any) -> Any:
     """Dataclasses become dicts, enums their values, tuples lists; floats stay floats."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {f.name: to_jsonable(getattr(value, f.name)) for f in dataclasses.fields(value)}
+    if isinstance(value, _PLAIN):
+        return value
+    if hasattr(type(value), "__dataclass_fields__"):
+        return {name: to_jsonable(getattr(value, name)) for name in _field_names(type(value))}
     if isinstance(value, Enum):
         return value.value
     if isinstance(value, (list, tuple)):

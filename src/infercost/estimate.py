@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 from . import catalog
 from . import fidelity as fidelity_data
 from .assumptions import assumptions
-from .errors import ScenarioError
+from .errors import ScenarioError, UnknownNameError
 from .physics import caching, cost, latency, memory, params, speculative
 from .physics.batching import batch_point, batching_curve, compute_knee_batch
 from .physics.machine import Machine
@@ -155,7 +157,10 @@ def _batching(m: ModelSpec, machine: Machine, fmt: Formats, kv: KvCache, s: Scen
 
 def _draft(m: ModelSpec, s: Scenario) -> ModelSpec | None:
     if s.draft_model is not None:
-        return catalog.model(s.draft_model)
+        try:
+            return catalog.model(s.draft_model)
+        except UnknownNameError as exc:
+            raise UnknownNameError("draft_model", exc.message) from None
     return None if s.custom_model is not None else catalog.default_draft_model(m)
 
 
@@ -184,6 +189,7 @@ def _speculative(m: ModelSpec, machine: Machine, fmt: Formats, s: Scenario) -> S
         shared_prefix_tokens=s.shared_prefix_tokens,
         prefill_saved_s=caching.prefill_saved_s(m, machine, fmt, s.question_tokens, s.shared_prefix_tokens),
         memory_saved_bytes=caching.memory_saved_bytes(m, fmt, s.shared_prefix_tokens, users),
+        prefix_sharing_users=users,
     )
 
 
@@ -222,10 +228,23 @@ def _lever_cost(m: ModelSpec, gpu: GpuSpec, s: Scenario, price: float | None, pr
     limit = _kv_capacity(m, machine, fmt, fit.weights_bytes, s.conversation_tokens)[2]
     b = _cost_batch(s, limit) if batch is None else max(1, min(batch, limit))
     note = f"{gpus} GPU{'s' if gpus > 1 else ''}, batch {b}"
-    return _unit_costs(m, gpu, gpus, fmt, s, price, b)[2], note
+    if price is None:
+        return None, note
+    out_tps = batch_point(m, machine, fmt, b, s.conversation_tokens).total_tokens_per_s
+    return cost.usd_per_million_tokens(gpus, price, out_tps, s.busy_share), note
+
+
+# Fields the cost levers do not read: dragging these reuses the levers already computed.
+_LEVER_NEUTRAL = {"question_tokens": 1, "answer_tokens": 1, "conversations": 1, "draft_model": None,
+                  "draft_tokens": 1, "acceptance_rate": 0.0, "shared_prefix_tokens": 0}
 
 
 def _levers(m: ModelSpec, gpu: GpuSpec, s: Scenario, price: float | None, limit: int) -> tuple[CostLever, ...]:
+    return _levers_for(m, gpu, s.replace(**_LEVER_NEUTRAL), price, limit)
+
+
+@lru_cache(maxsize=1024)
+def _levers_for(m: ModelSpec, gpu: GpuSpec, s: Scenario, price: float | None, limit: int) -> tuple[CostLever, ...]:
     levers = []
     family = [x for x in catalog.models().values() if m.family and x.family == m.family] if s.custom_model is None else [m]
     for x in sorted(family, key=params.total_params):

@@ -130,6 +130,7 @@ class Speculative:
     shared_prefix_tokens: int
     prefill_saved_s: float
     memory_saved_bytes: float
+    prefix_sharing_users: int  # users assumed to share the prefix: min(conversations, batch)
 
 
 @dataclass(frozen=True)

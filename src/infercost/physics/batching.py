@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 
 from ..precision import Formats
@@ -32,6 +33,9 @@ def compute_knee_batch(m: ModelSpec, machine: Machine, fmt: Formats, context_tok
     Compute grows by 2 P_active + attention per sequence, memory by one sequence's cache: past the
     corner more batch no longer comes nearly free. Found by bisection (the sign changes once).
     """
+    if m.moe is None:
+        return _dense_knee_batch(m, machine, fmt, context_tokens)
+
     def compute_bound(b: int) -> bool:
         return decode_step(m, machine, fmt, b, context_tokens).bound == "compute"
 
@@ -45,6 +49,22 @@ def compute_knee_batch(m: ModelSpec, machine: Machine, fmt: Formats, context_tok
         else:
             lo = mid + 1
     return lo
+
+
+def _dense_knee_batch(m: ModelSpec, machine: Machine, fmt: Formats, context_tokens: float) -> int | None:
+    """Dense models read the same weights at any batch, so the corner has a closed form:
+    b * flop_per_seq / C >= (W + b * kv_per_seq) / B  <=>  b >= (W / B) / (flop_per_seq / C - kv_per_seq / B)."""
+    one = decode_step(m, machine, fmt, 1, context_tokens)
+    weights_s = decode_step(m, machine, fmt, 0, context_tokens).memory_s  # the weights alone
+    per_sequence_s = one.compute_s - (one.memory_s - weights_s)
+    if per_sequence_s <= 0:
+        return None
+    knee = max(1, math.ceil(weights_s / per_sequence_s - 1e-9))
+    while knee > 1 and decode_step(m, machine, fmt, knee - 1, context_tokens).bound == "compute":
+        knee -= 1  # guard against rounding at the corner
+    while decode_step(m, machine, fmt, knee, context_tokens).bound != "compute":
+        knee += 1
+    return knee if knee <= MAX_KNEE_BATCH else None
 
 
 def curve_batches(upto: int) -> list[int]:

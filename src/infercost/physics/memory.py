@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import cache
 
 from ..specs import ModelSpec
 from .params import total_params
@@ -74,6 +75,14 @@ class GridCell:
     conversation: int | None = None  # index of the conversation for "kv" cells
 
 
+_WEIGHTS, _RESERVE, _FREE = GridCell("weights"), GridCell("reserve"), GridCell("free")
+
+
+@cache
+def _kv_cell(conversation: int) -> GridCell:
+    return GridCell("kv", conversation)
+
+
 def memory_grid(total_bytes: float, weights_bytes: float, reserve_bytes: float, conversation_bytes: float,
                 conversations: int, cells: int = 100) -> tuple[list[GridCell], int]:
     """Split total memory into `cells` squares (each 1%); return them and the overflow squares.
@@ -89,12 +98,12 @@ def memory_grid(total_bytes: float, weights_bytes: float, reserve_bytes: float, 
     for i in range(cells):
         centre = (i + 0.5) * cell_bytes
         if centre < weights_bytes:
-            grid.append(GridCell("weights"))
+            grid.append(_WEIGHTS)
         elif centre < kv_start:
-            grid.append(GridCell("reserve"))
+            grid.append(_RESERVE)
         elif centre < kv_end:
-            grid.append(GridCell("kv", int((centre - kv_start) // conversation_bytes)))
+            grid.append(_kv_cell(int((centre - kv_start) // conversation_bytes)))
         else:
-            grid.append(GridCell("free"))
+            grid.append(_FREE)
     overflow_bytes = max(0.0, kv_end - total_bytes)
     return grid, math.ceil(overflow_bytes / cell_bytes - 1e-9)
