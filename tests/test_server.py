@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
@@ -313,3 +314,48 @@ def test_serve_reports_a_port_in_use(monkeypatch, capsys):
     monkeypatch.setattr(uvicorn, "run", busy)
     assert server.serve("127.0.0.1", 8125, "") == 1
     assert "--port" in capsys.readouterr().err
+
+
+# ---- benchmark results ---------------------------------------------------------------------------
+
+BENCH_FIXTURE = Path(__file__).parent / "fixtures" / "bench_result_quick.json"
+
+
+@pytest.fixture(scope="module")
+def bench_bytes():
+    if not BENCH_FIXTURE.exists():
+        pytest.skip("no benchmark result fixture")
+    return BENCH_FIXTURE.read_bytes()
+
+
+def test_bench_load_gives_this_machine_and_measurements(client, bench_bytes):
+    files = {"file": ("result.json", bench_bytes, "application/json")}
+    data = client.post("/api/bench/load", files=files).json()
+    machine = data["machines"][0]["gpu"]
+    assert machine["measured"] is True and machine["memory_bandwidth_bytes_per_s"] > 0
+    original = json.loads(bench_bytes)
+    assert machine["memory_bandwidth_bytes_per_s"] == original["limits"][0]["gpu_spec"]["memory_bandwidth_bytes_per_s"]
+    run = data["runs"][0]
+    assert run["measured"]["decode_tokens_per_s"] == original["runs"][0]["decode_tokens_per_s"]["median"]
+    assert run["estimate"]["decode_tokens_per_s"] == original["runs"][0]["estimate"]["decode_tokens_per_s"]
+    est = client.post("/api/estimate", json={"custom_gpu": machine, "custom_model": data["model"]["spec"], "gpus": 1,
+                                             "question_tokens": 100, "answer_tokens": 100, "conversation_tokens": 1000})
+    assert est.status_code == 200, est.text
+    assert est.json()["hardware"]["measured"] is True
+    assert client.get("/api/catalog").json()["features"]["bench_load"] is True
+
+
+def test_bench_load_refuses_a_wrong_file_listing_the_problems(client, bench_bytes):
+    broken = json.loads(bench_bytes)
+    del broken["status"]
+    broken["runs"][0]["ttft_s"]["median"] = -1
+    r = client.post("/api/bench/load", files={"file": ("r.json", json.dumps(broken).encode(), "application/json")})
+    found = fields(r)
+    assert "file.runs.0.ttft_s.median" in found and any("status" in f for f in found)
+    assert all(item["msg"].startswith("file: ") for item in r.json()["detail"])
+    other = client.post("/api/bench/load", json={"schema": "something-else"})
+    assert fields(other) == ["file.schema"]
+    for content in (b"not json", b"[1]", b'{"schema": NaN}', json.dumps(LLAMA_8B_CONFIG).encode()):
+        problems(client.post("/api/bench/load", files={"file": ("r.json", content, "application/json")}))
+    big = b'{"pad": "' + b"x" * (1100 * 1024) + b'"}'
+    assert client.post("/api/bench/load", files={"file": ("r.json", big, "application/json")}).status_code in (413, 422)

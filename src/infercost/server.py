@@ -22,6 +22,11 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 from .api import errors
 from .api.routes import router
 
+try:  # the benchmark's result schema (no torch needed)
+    from .api.bench import router as bench_router
+except ImportError:  # pragma: no cover - a build without the bench package
+    bench_router = None
+
 WEB_DIR = Path(str(resources.files("infercost").joinpath("web")))
 MAX_BODY_BYTES = 1024 * 1024
 CSP = ("default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; object-src 'none'; "
@@ -72,6 +77,8 @@ def create_app(course_base_url: str = "") -> FastAPI:
     app.state.course_base_url = safe_course_url(course_base_url)
     errors.install(app)
     app.include_router(router)
+    if bench_router is not None:
+        app.include_router(bench_router)
 
     @app.get("/docs", include_in_schema=False)
     def docs() -> FileResponse:

@@ -350,3 +350,49 @@ def test_a_link_the_server_refuses_falls_back_with_a_note(make_page):
     assert scenario(page)["custom_model"] is None
     assert "imported model" in page.locator("#notes").text_content()
     assert page.locator("#tb-model").input_value() == "llama-3.1-70b"
+
+
+# ---- measure it yourself: a benchmark result ------------------------------------------------------
+
+BENCH_FIXTURE = __import__("pathlib").Path(__file__).parent.parent / "fixtures" / "bench_result_quick.json"
+
+
+def test_loading_a_benchmark_result_adds_this_machine(make_page):
+    if not BENCH_FIXTURE.exists():
+        pytest.skip("no benchmark result fixture")
+    page = make_page()
+    page.set_input_files("#bench-file", str(BENCH_FIXTURE))
+    page.wait_for_selector("#bench-result:not([hidden])")
+    original = json.loads(BENCH_FIXTURE.read_text())
+    assert page.locator("#bench-rows tr").count() == len(original["runs"])
+    first = page.locator("#bench-rows tr").first.text_content()
+    assert original["runs"][0]["precision"] in first
+    options = page.eval_on_selector_all("#tb-gpu option", "os => os.map(o => o.value)")
+    machine_id = original["limits"][0]["gpu_spec"]["id"]
+    assert f"measured:{machine_id}" in options
+    before = readouts(page)
+    page.select_option("#tb-gpu", f"measured:{machine_id}")
+    wait_drawn(page)
+    assert page.evaluate("window.infercost.estimate.hardware.measured") is True
+    assert changed_steps(before, readouts(page)) >= {"step 1", "step 2", "step 3"}
+    page.locator("#bench-use button").last.click()  # this machine with the benchmarked model
+    wait_drawn(page)
+    s = scenario(page)
+    assert s["custom_gpu"]["id"] == machine_id and s["custom_model"] is not None and s["gpus"] == 1
+    assert all(v and v != "–" for v in readouts(page)["step 1"])
+    # a permalink keeps the machine
+    page.evaluate("window.infercost.state.writeUrl()")
+    again = make_page("?" + urlsplit(page.url).query)
+    assert again.locator("#tb-gpu").input_value() == f"measured:{machine_id}"
+    assert again.evaluate("window.infercost.estimate.hardware.measured") is True
+
+
+def test_a_wrong_benchmark_file_is_refused(make_page, tmp_path):
+    page = make_page(expect_errors=True)  # the refused upload is a 422 the console reports
+    wrong = tmp_path / "result.json"
+    wrong.write_text(json.dumps(LLAMA_8B_CONFIG))
+    page.set_input_files("#bench-file", str(wrong))
+    page.wait_for_selector("#bench-status.is-error")
+    assert "schema" in page.locator("#bench-status").text_content()
+    assert page.locator("#bench-result").is_hidden()
+    assert not any(v.startswith("measured:") for v in page.eval_on_selector_all("#tb-gpu option", "os => os.map(o => o.value)"))

@@ -75,6 +75,14 @@ def course_links(base_url: str) -> list[dict[str, str | None]]:
     return links
 
 
+def _bench_load_available() -> bool:
+    try:
+        from . import bench  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
 @lru_cache(maxsize=8)
 def _catalog_bytes(base_url: str) -> bytes:
     from ..assumptions import assumptions
@@ -89,6 +97,7 @@ def _catalog_bytes(base_url: str) -> bytes:
                         "memory_reserve_share": a.memory_reserve_share, "kv_block_tokens": a.kv_block_tokens,
                         "prefill_chunk_tokens": a.prefill_chunk_tokens, "sources": a.sources},
         "course": {"base_url": base_url or None, "modules": course_links(base_url)},
+        "features": {"bench_load": _bench_load_available()},
     })
 
 

@@ -102,7 +102,7 @@ class GpuSpecIn(_Strict):
     """An accelerator, e.g. "this machine" as POST /api/bench/load returns it (a GpuSpec)."""
 
     id: Id
-    name: Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS)]
+    name: Annotated[str, Field(min_length=1, max_length=200)]
     vendor: Annotated[str, Field(max_length=MAX_ID_CHARS)]
     peak: PeakIn
     memory_bytes: _positive(MAX_MEMORY_BYTES)

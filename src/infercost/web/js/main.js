@@ -4,6 +4,7 @@ import * as api from "./api.js";
 import * as assumptions from "./assumptions.js";
 import { onNeighbours } from "./controls.js";
 import { $, el, setText } from "./dom.js";
+import * as measure from "./measure.js";
 import * as state from "./state.js";
 import * as step1 from "./step1.js";
 import * as step2 from "./step2.js";
@@ -12,7 +13,7 @@ import * as step4 from "./step4.js";
 import * as step5 from "./step5.js";
 import * as topbar from "./topbar.js";
 
-const steps = [topbar, step1, step2, step3, step4, step5, assumptions];
+const steps = [topbar, step1, step2, step3, step4, step5, assumptions, measure];
 let lastGood = null; // the last scenario the server answered
 let lastEstimate = null;
 let retries = 0;

@@ -180,7 +180,7 @@ export function set(changes, { field = null, silent = false } = {}) {
   if ("gpu" in changes && changes.gpu !== scenario.gpu && !("price_per_gpu_hour_usd" in changes)) {
     next.price_per_gpu_hour_usd = null; // a price typed for one GPU does not carry over to another
   }
-  if ("gpu" in changes && changes.gpu !== "this-machine" && !("custom_gpu" in changes)) next.custom_gpu = null;
+  if ("gpu" in changes && !("custom_gpu" in changes)) next.custom_gpu = null;
   const same = Object.keys(next).every((k) => sameValue(next[k], scenario[k]));
   if (same) return [];
   scenario = next;

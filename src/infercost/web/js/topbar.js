@@ -8,7 +8,7 @@ import * as state from "./state.js";
 
 const FAMILY_NAMES = { llama: "Llama", qwen2: "Qwen2.5", "qwen2.5": "Qwen2.5", qwen3: "Qwen3", mistral: "Mistral",
   mixtral: "Mixtral", deepseek: "DeepSeek", "gpt-oss": "gpt-oss", gemma: "Gemma", smollm: "SmolLM" };
-export const THIS_MACHINE = "this-machine";
+const MEASURED = "measured:"; // option values of machines loaded from a benchmark result
 
 let ui = null;
 
@@ -38,11 +38,11 @@ function fillModels(select, catalog, custom) {
   for (const group of groups.values()) select.append(group);
 }
 
-function fillGpus(select, catalog, machine) {
+function fillGpus(select, catalog, machines) {
   select.replaceChildren();
-  if (machine) {
-    const group = el("optgroup", { label: "Measured" });
-    group.append(el("option", { value: THIS_MACHINE, text: `${machine.name} (measured)` }));
+  if (machines.length) {
+    const group = el("optgroup", { label: "Measured by infercost bench" });
+    for (const m of machines) group.append(el("option", { value: MEASURED + m.id, text: `${m.name} (measured)` }));
     select.append(group);
   }
   const vendors = new Map();
@@ -58,8 +58,8 @@ export function init({ addNote }) {
   ui = {
     model: $("tb-model"), gpu: $("tb-gpu"), gpus: $("tb-gpus"), banner: $("fit-banner"),
     bannerText: $("fit-banner-text"), apply: $("fit-apply"), applyN: $("fit-apply-n"),
-    fileInput: $("tb-import"), copyStatus: $("tb-copy-status"), shownCustom: undefined, shownMachine: undefined,
-    machine: null,
+    fileInput: $("tb-import"), copyStatus: $("tb-copy-status"), shownCustom: undefined, shownMachines: undefined,
+    machines: [],
   };
   ui.precision = radios($("tb-precision"), (value) => state.set({ precision: value }));
 
@@ -70,7 +70,8 @@ export function init({ addNote }) {
   });
   ui.gpu.addEventListener("change", () => {
     const value = ui.gpu.value;
-    if (value === THIS_MACHINE) state.set({ custom_gpu: ui.machine, price_per_gpu_hour_usd: null });
+    const machine = ui.machines.find((m) => MEASURED + m.id === value);
+    if (machine) state.set({ custom_gpu: machine, price_per_gpu_hour_usd: null });
     else state.set({ gpu: value, custom_gpu: null });
   });
 
@@ -124,8 +125,12 @@ export function init({ addNote }) {
   });
 }
 
-export function setMachine(machine) {
-  ui.machine = machine;
+/** Offer measured machines (GpuSpec-shaped, from a benchmark result) as hardware choices. */
+export function addMachines(specs) {
+  for (const spec of specs) {
+    ui.machines = ui.machines.filter((m) => m.id !== spec.id).concat([spec]);
+  }
+  sync(state.get());
 }
 
 /** Show the state in the controls. */
@@ -137,17 +142,13 @@ export function sync(s) {
     ui.shownCustom = customKey;
   }
   ui.model.value = s.custom_model ? "custom" : s.model;
-  const machineKey = ui.machine ? JSON.stringify(ui.machine) : null;
-  if (ui.shownMachine !== machineKey) {
-    fillGpus(ui.gpu, catalog, ui.machine);
-    ui.shownMachine = machineKey;
+  if (s.custom_gpu && !ui.machines.some((m) => m.id === s.custom_gpu.id)) ui.machines.push(s.custom_gpu);
+  const machinesKey = JSON.stringify(ui.machines.map((m) => m.id));
+  if (ui.shownMachines !== machinesKey) {
+    fillGpus(ui.gpu, catalog, ui.machines);
+    ui.shownMachines = machinesKey;
   }
-  if (s.custom_gpu && !ui.machine) {
-    ui.machine = s.custom_gpu;
-    fillGpus(ui.gpu, catalog, ui.machine);
-    ui.shownMachine = JSON.stringify(ui.machine);
-  }
-  ui.gpu.value = s.custom_gpu ? THIS_MACHINE : s.gpu;
+  ui.gpu.value = s.custom_gpu ? MEASURED + s.custom_gpu.id : s.gpu;
   ui.precision.set(s.precision);
   if (document.activeElement !== ui.gpus || Number(ui.gpus.value) !== s.gpus) ui.gpus.value = String(s.gpus);
 }
