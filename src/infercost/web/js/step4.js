@@ -100,8 +100,9 @@ export function render(est) {
   const [mv, mu] = bytes(sp.memory_saved_bytes);
   setText(ui.savedMem, sp.memory_saved_bytes ? mv : "0");
   setText(ui.savedMemUnit, sp.memory_saved_bytes ? mu : "GB");
+  const users = Number.isInteger(sp.prefix_sharing_users) ? sp.prefix_sharing_users : null;
   setText(ui.savedMemMeaning, sp.shared_prefix_tokens
-    ? `one copy of the ${tokens(sp.shared_prefix_tokens)} opening instead of one per conversation`
+    ? `one copy of the ${tokens(sp.shared_prefix_tokens)} opening instead of ${users ? `${int(users)}, one per conversation held at once` : "one per conversation"}`
     : "move the slider to share an opening between requests");
 }
 
