@@ -14,7 +14,7 @@ from ..estimate import estimate
 from ..hf_config import model_from_json_bytes
 from ..physics import memory, params, speculative
 from ..scenario import INT_BOUNDS, Scenario
-from .encode import estimate_dict, json_bytes
+from .encode import json_bytes
 from .errors import ApiError, field_loc
 from .schemas import ScenarioIn, SimulateIn
 from .uploads import read_upload
@@ -110,7 +110,7 @@ def get_catalog(request: Request) -> Response:
 @lru_cache(maxsize=ESTIMATE_CACHE_SIZE)
 def _estimate_bytes(scenario: Scenario) -> bytes:
     try:
-        return json_bytes(estimate_dict(estimate(scenario)))
+        return json_bytes(estimate(scenario).to_dict())
     except (ArithmeticError, OverflowError) as exc:  # absurd custom shapes: a client mistake, not a crash
         raise ScenarioError("scenario", f"these values are outside what the estimate can compute ({exc})") from None
 
