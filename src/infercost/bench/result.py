@@ -145,26 +145,26 @@ def add_run(result: dict, device, conv, m, s, spec, gpu, limit: dict) -> None:
     })
 
 
-def add_speculative(result: dict, runs, k: int, target, draft, kept) -> None:
-    """Speculative runs against the fp32 target's own decode (same prompt, same length)."""
+def add_speculative(result: dict, runs, alone, k: int, fp32_run, draft_path: str) -> None:
+    """Speculative runs against the target alone, timed in alternation on the same prompt."""
     n = len(runs[0].tokens)
-    decode = Stat.of([r.decode_s for r in runs])
-    spec_tps = decode.inverse(n - 1)
-    target_tps = target.decode_step_s.inverse()
+    spec_tps = Stat.of([r.decode_s for r in runs]).inverse(n - 1)
+    target_step = Stat.of([a[0] / (n - 1) for a in alone])
+    target_tps = target_step.inverse()
     proposed = sum(r.proposed for r in runs)
     accepted = sum(r.accepted for r in runs)
     alpha = accepted / proposed if proposed else 0.0
     rounds = sum(r.rounds for r in runs)
     verify_s = sum(r.verify_s for r in runs) / rounds
-    draft_step_in_spec_s = sum(r.draft_s for r in runs) / (rounds * k)
-    reference = target.output_tokens[:n]
-    matches = all(r.tokens == reference for r in runs)
+    draft_step_s = sum(r.draft_s for r in runs) / (rounds * k)
+    reference = alone[0][1]
+    matches = all(r.tokens == reference for r in runs) and reference == fp32_run.output_tokens[:n]
     first_diff = next((i for i, (a, b) in enumerate(zip(runs[0].tokens, reference)) if a != b), None)
-    predicted = predict.predicted_speedup(alpha, k, draft.decode_step_s.median, target.decode_step_s.median, verify_s)
+    predicted = predict.predicted_speedup(alpha, k, draft_step_s, target_step.median, verify_s)
     result["speculative"] = {
         "device": "cpu",
         "target_precision": "fp32",
-        "draft": f"int8 copy of the target ({kept['int8'].path})",
+        "draft": f"int8 copy of the target ({draft_path})",
         "draft_tokens": k,
         "new_tokens": n,
         "rounds": rounds,
@@ -172,11 +172,10 @@ def add_speculative(result: dict, runs, k: int, target, draft, kept) -> None:
         "accepted": accepted,
         "acceptance_rate": alpha,
         "tokens_per_target_pass": (n - 1) * len(runs) / rounds,
-        "target_step_s": target.decode_step_s.median,
-        "draft_step_s": draft.decode_step_s.median,
-        "draft_step_in_speculation_s": draft_step_in_spec_s,
+        "target_step_s": target_step.median,
+        "draft_step_s": draft_step_s,
         "verify_pass_s": verify_s,
-        "draft_cost_ratio": draft.decode_step_s.median / target.decode_step_s.median,
+        "draft_cost_ratio": draft_step_s / target_step.median,
         "draft_prefill_s": Stat.of([r.draft_prefill_s for r in runs]).median,
         "target_tokens_per_s": target_tps.to_dict(),
         "speculative_tokens_per_s": spec_tps.to_dict(),

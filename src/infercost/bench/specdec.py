@@ -84,3 +84,19 @@ def generate(torch, target, draft, prompt, new_tokens: int, k: int, sync=no_sync
         decode_s = time.perf_counter() - start
     tokens = full[prompt.shape[1]:][:new_tokens]
     return SpecRun(tokens, rounds, proposed, accepted, decode_s, draft_s, verify_s, draft_prefill_s)
+
+
+def target_alone(torch, target, prompt, new_tokens: int, sync=no_sync) -> tuple[float, list[int]]:
+    """(decode seconds after the prefill, tokens): the baseline, timed beside each speculative run."""
+    with torch.inference_mode():
+        logits, cache = engine.forward(target, prompt)
+        tok = engine.greedy(logits)
+        tokens = [int(tok)]
+        sync()
+        start = time.perf_counter()
+        for _ in range(new_tokens - 1):
+            logits, cache = engine.forward(target, tok, cache)
+            tok = engine.greedy(logits)
+            tokens.append(int(tok))
+        sync()
+    return time.perf_counter() - start, tokens
