@@ -46,32 +46,56 @@ export function sync(s) {
   ui.reset.disabled = s.price_per_gpu_hour_usd === null;
 }
 
-function renderLevers(levers) {
-  const key = JSON.stringify(levers);
-  if (key === leverKey) return;
-  leverKey = key;
+let leverRows = []; // [{ fill, value, row }] in the order of `levers`
+
+function leverWidths(levers) {
   const values = levers.map((l) => l.usd_per_million_output).filter((v) => v !== null && v > 0);
   const lo = Math.log10(Math.min(...values));
   const hi = Math.log10(Math.max(...values));
-  const width = (v) => (hi - lo < 1e-9 ? 100 : 8 + (92 * (Math.log10(v) - lo)) / (hi - lo));
-  const groups = GROUPS.map(([kind, title]) => {
-    const rows = levers.filter((l) => l.kind === kind);
-    const known = rows.map((r) => r.usd_per_million_output).filter((v) => v !== null && v > 0);
-    const spread = known.length > 1 ? Math.max(...known) / Math.min(...known) : 1;
-    const head = el("h4", {}, title, " ", el("span", { class: "lever-range", text: spread > 1.005 ? `· ${num(spread, 2)}× from cheapest to dearest` : "" }));
-    const list = rows.map((r) => {
-      const v = r.usd_per_million_output;
-      const fill = el("div", { class: "lever-fill" });
-      if (v !== null && v > 0) fill.style.width = `${width(v).toFixed(1)}%`;
-      const label = kind === "precision" ? precisionLabel(r.label) : r.label;
-      return el("div", { class: `lever-row${r.current ? " is-current" : ""}${v === null ? " is-none" : ""}`, title: r.note },
-        el("span", { class: "lever-name" }, label, r.current ? el("span", { class: "visually-hidden", text: " (as set now)" }) : null),
-        el("div", { class: "lever-bar", "aria-hidden": "true" }, fill),
-        el("span", { class: "lever-value", text: v === null ? "no fit" : usd(v) }));
+  return (v) => (hi - lo < 1e-9 ? 100 : 8 + (92 * (Math.log10(v) - lo)) / (hi - lo));
+}
+
+function spreadText(rows) {
+  const known = rows.map((r) => r.usd_per_million_output).filter((v) => v !== null && v > 0);
+  const spread = known.length > 1 ? Math.max(...known) / Math.min(...known) : 1;
+  return spread > 1.005 ? `· ${num(spread, 2)}× from cheapest to dearest` : "";
+}
+
+/** Bars on a log scale; rebuilt when the rows change, otherwise only their values and widths move. */
+function renderLevers(levers) {
+  const shape = JSON.stringify(levers.map((l) => [l.kind, l.label, l.current, l.usd_per_million_output === null]));
+  const width = leverWidths(levers);
+  if (shape !== leverKey) {
+    leverKey = shape;
+    leverRows = [];
+    const groups = GROUPS.map(([kind, title]) => {
+      const rows = levers.filter((l) => l.kind === kind);
+      const range = el("span", { class: "lever-range", text: spreadText(rows) });
+      const list = rows.map((r) => {
+        const fill = el("div", { class: "lever-fill" });
+        const value = el("span", { class: "lever-value" });
+        const label = kind === "precision" ? precisionLabel(r.label) : r.label;
+        const row = el("div", { class: `lever-row${r.current ? " is-current" : ""}${r.usd_per_million_output === null ? " is-none" : ""}` },
+          el("span", { class: "lever-name" }, label, r.current ? el("span", { class: "visually-hidden", text: " (as set now)" }) : null),
+          el("div", { class: "lever-bar", "aria-hidden": "true" }, fill), value);
+        leverRows.push({ fill, value, row, range, kind });
+        return row;
+      });
+      return el("div", { class: "lever-group", role: "group", "aria-label": title }, el("h4", {}, title, " ", range), ...list);
     });
-    return el("div", { class: "lever-group", role: "group", "aria-label": title }, head, ...list);
+    ui.levers.replaceChildren(...groups);
+  }
+  levers.forEach((l, i) => {
+    const { fill, value, row } = leverRows[i];
+    const v = l.usd_per_million_output;
+    fill.style.width = v !== null && v > 0 ? `${width(v).toFixed(1)}%` : "0";
+    setText(value, v === null ? "no fit" : usd(v));
+    if (row.title !== l.note) row.title = l.note;
   });
-  ui.levers.replaceChildren(...groups);
+  for (const [kind] of GROUPS) {
+    const first = leverRows.find((r) => r.kind === kind);
+    if (first) setText(first.range, spreadText(levers.filter((l) => l.kind === kind)));
+  }
 }
 
 export function render(est) {
