@@ -90,7 +90,8 @@ def test_openapi_states_bounds_and_docs_work_offline(client):
     schema = client.get("/openapi.json").json()
     scenario = schema["components"]["schemas"]["ScenarioIn"]["properties"]
     assert scenario["gpus"]["minimum"] == 1 and scenario["gpus"]["maximum"] == 1024
-    assert scenario["busy_share"]["exclusiveMinimum"] == 0 and scenario["busy_share"]["maximum"] == 1
+    assert scenario["busy_share"]["minimum"] == 0.001 and scenario["busy_share"]["maximum"] == 1
+    assert "llama-3.1-70b" in scenario["model"]["enum"]
     assert {"/api/estimate", "/api/catalog", "/api/simulate/speculative", "/api/models/import", "/api/health"} <= set(schema["paths"])
     docs = client.get("/docs")
     assert docs.status_code == 200 and "/vendor/swagger-ui/swagger-ui-bundle.js" in docs.text

@@ -32,6 +32,7 @@ INT_BOUNDS: dict[str, tuple[int, int]] = {
     "shared_prefix_tokens": (0, MAX_TOKENS),
 }
 SHARES = ("compute_efficiency", "memory_efficiency", "busy_share")
+MIN_SHARE = 0.001  # efficiencies and busy share below 0.1% describe no real server (and overflow the times)
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,6 @@ def _check_int(name: str, value: Any, low: int, high: int) -> None:
 
 def _check_share(name: str, value: Any, allow_zero: bool) -> None:
     _check_number(name, value)
-    low_ok = value >= 0 if allow_zero else value > 0
-    if not (low_ok and value <= 1):
-        raise ScenarioError(name, f"must be {'from 0' if allow_zero else 'above 0'} up to 1, not {value!r}")
+    low = 0.0 if allow_zero else MIN_SHARE
+    if not low <= value <= 1:
+        raise ScenarioError(name, f"must be from {low:g} up to 1, not {value!r}")

@@ -17,6 +17,7 @@ from urllib.parse import urlsplit
 from fastapi import FastAPI
 from fastapi.responses import FileResponse
 from fastapi.staticfiles import StaticFiles
+from starlette.routing import Match, Mount
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from .api import errors
@@ -62,6 +63,17 @@ class SecurityHeaders:
         return wrapped
 
 
+class PageMount(Mount):
+    """The page's files at /, except under /api: an API path answers as the API does (404, 405 with
+    its own Allow header), never as a static file."""
+
+    def matches(self, scope: Scope) -> tuple[Match, Scope]:
+        path = scope.get("path", "")
+        if path == "/api" or path.startswith("/api/"):
+            return Match.NONE, {}
+        return super().matches(scope)
+
+
 def safe_course_url(url: str) -> str:
     """The course's base URL if it is http(s) or a site path; anything else (javascript:, data:) -> ""."""
     url = (url or "").strip()
@@ -84,7 +96,7 @@ def create_app(course_base_url: str = "") -> FastAPI:
     def docs() -> FileResponse:
         return FileResponse(WEB_DIR / "docs.html")
 
-    app.mount("/", StaticFiles(directory=WEB_DIR, html=True), name="page")
+    app.routes.append(PageMount("/", StaticFiles(directory=WEB_DIR, html=True), name="page"))
     app.add_middleware(SecurityHeaders)
     return app
 

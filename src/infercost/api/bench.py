@@ -16,7 +16,7 @@ from fastapi import APIRouter, Request
 from pydantic import ValidationError
 
 from ..bench.schema import validate_result
-from .errors import ApiError, unprocessable
+from .errors import ERROR_RESPONSES, ApiError, unprocessable
 from .schemas import GpuSpecIn, ModelSpecIn
 from .uploads import read_upload
 
@@ -102,7 +102,7 @@ def summarize(result: dict) -> dict[str, Any]:
 
 
 @router.post("/bench/load", summary="This machine's measurements from an `infercost bench --json` file",
-             openapi_extra=UPLOAD_BODY)
+             openapi_extra=UPLOAD_BODY, responses=ERROR_RESPONSES)
 async def load_bench(request: Request):
     data, _ = await read_upload(request, "file", MAX_BENCH_UPLOAD_BYTES)
     try:

@@ -16,6 +16,18 @@ log = logging.getLogger("infercost.server")
 MAX_MESSAGE_CHARS = 500
 
 
+PROBLEM_SCHEMA = {"type": "object", "required": ["detail"], "properties": {"detail": {"type": "array", "items": {
+    "type": "object", "required": ["loc", "msg", "type"],
+    "properties": {"loc": {"type": "array", "items": {"anyOf": [{"type": "string"}, {"type": "integer"}]}},
+                   "msg": {"type": "string"}, "type": {"type": "string"}}}}}}
+# The error answers every POST route may give, for the OpenAPI schema.
+ERROR_RESPONSES: dict[int | str, dict[str, Any]] = {
+    413: {"description": "the request body is too large", "content": {"application/json": {"schema": PROBLEM_SCHEMA}}},
+    422: {"description": "a field is missing, of the wrong type or out of bounds; `msg` names it",
+          "content": {"application/json": {"schema": PROBLEM_SCHEMA}}},
+}
+
+
 class ApiError(Exception):
     """A client mistake found by the API itself (upload size, content type): 422 unless told."""
 
@@ -61,6 +73,8 @@ async def _api(_: Request, exc: ApiError) -> JSONResponse:
 
 
 async def _http(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+    if exc.status_code == 400:  # a body FastAPI could not parse: a client mistake like any other
+        return unprocessable([problem(["body"], "could not be read (not JSON, or not in the declared encoding)")])
     return JSONResponse({"detail": exc.detail}, status_code=exc.status_code, headers=getattr(exc, "headers", None))
 
 

@@ -6,6 +6,7 @@ from functools import lru_cache
 from typing import Any
 
 from fastapi import APIRouter, Request, Response
+from fastapi.responses import JSONResponse
 
 from .. import catalog
 from ..codec import to_jsonable
@@ -15,7 +16,9 @@ from ..hf_config import model_from_json_bytes
 from ..physics import memory, params, speculative
 from ..scenario import INT_BOUNDS, Scenario
 from .encode import json_bytes
-from .errors import ApiError, field_loc
+from ..results import Estimate
+from ..specs import ModelSpec
+from .errors import ERROR_RESPONSES, ApiError, field_loc
 from .schemas import ScenarioIn, SimulateIn
 from .uploads import read_upload
 
@@ -27,8 +30,11 @@ COURSE_MODULES = (("06", "Attention"), ("09", "Memory"), ("10", "Training"), ("1
 router = APIRouter(prefix="/api")
 
 
-class JSONBytes(Response):
-    media_type = "application/json"
+class JSONBytes(JSONResponse):
+    """JSON already encoded (cached bytes); a JSONResponse so the OpenAPI schema documents its model."""
+
+    def render(self, content: Any) -> bytes:
+        return content
 
 
 @router.get("/health", summary="Is the server up")
@@ -101,8 +107,17 @@ def _catalog_bytes(base_url: str) -> bytes:
     })
 
 
+CATALOG_SCHEMA = {"type": "object", "required": ["models", "gpus", "defaults", "bounds", "assumptions", "course"],
+                  "properties": {"models": {"type": "array", "items": {"type": "object"}},
+                                 "gpus": {"type": "array", "items": {"type": "object"}},
+                                 "defaults": {"type": "object"}, "bounds": {"type": "object"},
+                                 "assumptions": {"type": "object"}, "course": {"type": "object"},
+                                 "features": {"type": "object"}}}
+
+
 @router.get("/catalog", summary="Models, accelerators, defaults, bounds, assumptions and course links",
-            response_class=JSONBytes)
+            response_class=JSONBytes,
+            responses={200: {"content": {"application/json": {"schema": CATALOG_SCHEMA}}}})
 def get_catalog(request: Request) -> Response:
     return JSONBytes(_catalog_bytes(request.app.state.course_base_url))
 
@@ -110,9 +125,14 @@ def get_catalog(request: Request) -> Response:
 @lru_cache(maxsize=ESTIMATE_CACHE_SIZE)
 def _estimate_bytes(scenario: Scenario) -> bytes:
     try:
-        return json_bytes(estimate(scenario).to_dict())
-    except (ArithmeticError, OverflowError) as exc:  # absurd custom shapes: a client mistake, not a crash
+        result = estimate(scenario).to_dict()
+    except ArithmeticError as exc:  # absurd custom shapes overflow: a client mistake, not a crash
         raise ScenarioError("scenario", f"these values are outside what the estimate can compute ({exc})") from None
+    try:
+        return json_bytes(result)
+    except ValueError:  # a time or rate overflowed to infinity
+        raise ScenarioError("scenario", "these values are outside what the estimate can compute "
+                                        "(a result is not finite)") from None
 
 
 def _scenario(body: ScenarioIn) -> Scenario:
@@ -130,13 +150,13 @@ def _scenario(body: ScenarioIn) -> Scenario:
 
 
 @router.post("/estimate", summary="Every number of the page for one scenario", response_class=JSONBytes,
-             responses={200: {"description": "the Estimate (scenario, model, hardware, precision, fit, reading, "
-                                             "kv, batching, speculative, cost, assumptions)"}})
+             response_model=Estimate, responses=ERROR_RESPONSES)
 async def post_estimate(body: ScenarioIn) -> Response:
     return JSONBytes(_estimate_bytes(_scenario(body)))
 
 
-@router.post("/simulate/speculative", summary="A seeded run of speculative decoding, token by token")
+@router.post("/simulate/speculative", summary="A seeded run of speculative decoding, token by token",
+             responses=ERROR_RESPONSES)
 async def post_simulate(body: SimulateIn) -> dict[str, Any]:
     trace = speculative.simulate(body.acceptance_rate, body.draft_tokens, body.output_tokens, body.seed)
     return {"events": to_jsonable(list(trace.events)), "output": list(trace.output),
@@ -151,7 +171,7 @@ UPLOAD_BODY = {"requestBody": {"required": True, "content": {
 
 
 @router.post("/models/import", summary="A model from a Hugging Face config.json (at most 256 KB)",
-             openapi_extra=UPLOAD_BODY)
+             openapi_extra=UPLOAD_BODY, response_model=ModelSpec, responses=ERROR_RESPONSES)
 async def import_model(request: Request) -> dict[str, Any]:
     data, _ = await read_upload(request, "file", MAX_CONFIG_UPLOAD_BYTES)
     try:

@@ -12,7 +12,8 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 
-from ..scenario import INT_BOUNDS, MAX_PRICE_USD, Scenario
+from .. import catalog
+from ..scenario import INT_BOUNDS, MAX_PRICE_USD, MIN_SHARE, Scenario
 
 _DEFAULTS = Scenario()
 ID_PATTERN = r"^[a-z0-9]+(?:[.-][a-z0-9]+)*$"
@@ -23,7 +24,9 @@ MAX_FLOP_PER_S = 1e20
 MAX_MEMORY_BYTES = 1e15
 MAX_BANDWIDTH_BYTES_PER_S = 1e15
 
-Share = Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)]
+ModelId = Literal[tuple(catalog.models())]  # the OpenAPI schema lists the catalog's ids
+GpuId = Literal[tuple(catalog.gpus())]
+Share = Annotated[float, Field(ge=MIN_SHARE, le=1, allow_inf_nan=False)]
 Id = Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS, pattern=ID_PATTERN)]
 Text = Annotated[str, Field(max_length=MAX_TEXT_CHARS)]
 PositiveInt = Annotated[int, Field(ge=1, le=MAX_INT)]
@@ -120,11 +123,11 @@ class GpuSpecIn(_Strict):
 class ScenarioIn(_Strict):
     """Every choice on the page. Send only what you change: missing fields take the defaults."""
 
-    model: Id = Field(_DEFAULTS.model, description="catalog model id (GET /api/catalog)")
+    model: ModelId = Field(_DEFAULTS.model, description="catalog model id (GET /api/catalog)")
     precision: Literal["32bit", "16bit", "8bit", "4bit"] = Field(_DEFAULTS.precision.value,
                                                                 description="weight precision")
     kv_precision: Literal["16bit", "8bit"] = Field(_DEFAULTS.kv_precision.value, description="KV cache precision")
-    gpu: Id = Field(_DEFAULTS.gpu, description="catalog accelerator id")
+    gpu: GpuId = Field(_DEFAULTS.gpu, description="catalog accelerator id")
     gpus: int = _int("gpus", "number of GPUs (tensor parallel)")
     compute_efficiency: Share = Field(_DEFAULTS.compute_efficiency,
                                       description="share of peak compute reached when reading the question")
@@ -135,7 +138,7 @@ class ScenarioIn(_Strict):
     conversation_tokens: int = _int("conversation_tokens", "conversation length (step 2)")
     conversations: int = _int("conversations", "conversations held at once (step 2)")
     batch: int = _int("batch", "batch size (step 3)")
-    draft_model: Id | None = Field(None, description="draft model id (step 4); null: the estimate picks one")
+    draft_model: ModelId | None = Field(None, description="draft model id (step 4); null: the estimate picks one")
     draft_tokens: int = _int("draft_tokens", "draft length k (step 4)")
     acceptance_rate: float = Field(_DEFAULTS.acceptance_rate, ge=0, le=1, allow_inf_nan=False,
                                    description="share of draft guesses the big model accepts (step 4)")

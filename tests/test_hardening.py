@@ -1,0 +1,120 @@
+"""Hostile and malformed requests: the server answers 4xx with a message naming the field, keeps its
+files to itself, and sends its security headers on every answer."""
+
+import json
+
+import pytest
+from fastapi.testclient import TestClient
+
+from infercost.server import create_app
+
+
+@pytest.fixture(scope="module")
+def client():
+    return TestClient(create_app(), raise_server_exceptions=False)
+
+
+def _field_named(response, field):
+    problems = response.json()["detail"]
+    return any(field in ".".join(map(str, p["loc"])) or field in p["msg"] for p in problems)
+
+
+BAD_ESTIMATES = [  # (body, field the answer must name)
+    ({"gpus": -1}, "gpus"),
+    ({"gpus": 0}, "gpus"),
+    ({"gpus": 10**12}, "gpus"),
+    ({"gpus": "two"}, "gpus"),
+    ({"gpus": 2.5}, "gpus"),
+    ({"gpus": True}, "gpus"),
+    ({"batch": None}, "batch"),
+    ({"compute_efficiency": "NaN"}, "compute_efficiency"),
+    ({"memory_efficiency": 1e-300}, "memory_efficiency"),
+    ({"busy_share": 1.5}, "busy_share"),
+    ({"price_per_gpu_hour_usd": -2}, "price_per_gpu_hour_usd"),
+    ({"price_per_gpu_hour_usd": 1e308}, "price_per_gpu_hour_usd"),
+    ({"model": "gpt-9"}, "model"),
+    ({"gpu": "h900"}, "gpu"),
+    ({"draft_model": "nope"}, "draft_model"),
+    ({"precision": "3bit"}, "precision"),
+    ({"question_tokens": 130000, "answer_tokens": 5000}, "answer_tokens"),
+    ({"conversation_tokens": 10**6}, "conversation_tokens"),
+    ({"shared_prefix_tokens": 900, "question_tokens": 100}, "shared_prefix_tokens"),
+    ({"surprise": 1}, "surprise"),
+    ({"custom_model": {"id": "x"}}, "custom_model"),
+]
+
+
+@pytest.mark.parametrize("body,field", BAD_ESTIMATES)
+def test_bad_estimate_input_is_a_422_naming_the_field(client, body, field):
+    r = client.post("/api/estimate", json=body)
+    assert r.status_code == 422, r.text
+    assert _field_named(r, field), r.text
+
+
+@pytest.mark.parametrize("raw", [b"", b"{", b"[1,2]", b"null", b"\xff\xfe", b'{"gpus": NaN}', b"1" * 5000])
+def test_unparseable_bodies_are_422(client, raw):
+    r = client.post("/api/estimate", content=raw, headers={"content-type": "application/json"})
+    assert r.status_code == 422 and r.json()["detail"]
+
+
+def test_huge_body_is_refused_before_it_is_read(client):
+    r = client.post("/api/estimate", content=b" " * (2 * 1024 * 1024), headers={"content-type": "application/json"})
+    assert r.status_code == 413
+
+
+@pytest.mark.parametrize("payload,field", [
+    (b"{" * 10_000 + b"}" * 10_000, "file"),  # deep nesting
+    (json.dumps({"model_type": "llama", "num_hidden_layers": "many"}).encode(), "num_hidden_layers"),
+    (json.dumps({"model_type": "bert"}).encode(), "model_type"),
+    (b"not json at all", "file"),
+    (json.dumps({"model_type": "llama", "hidden_size": 4096, "x": "a" * 300_000}).encode(), "file"),  # over 256 KB
+])
+def test_hostile_config_uploads(client, payload, field):
+    r = client.post("/api/models/import", files={"file": ("config.json", payload, "application/json")})
+    assert r.status_code in (413, 422), r.text
+    assert _field_named(r, field) or r.status_code == 413
+
+
+def test_ten_megabyte_upload_is_refused(client):
+    r = client.post("/api/models/import", files={"file": ("config.json", b"0" * 10_000_000, "application/json")})
+    assert r.status_code == 413
+
+
+@pytest.mark.parametrize("path", [
+    "/../pyproject.toml", "/%2e%2e/%2e%2e/etc/passwd", "/vendor/../../server.py", "/..%2fserver.py",
+    "/js/..%2f..%2fserver.py", "/%2e%2e%5cserver.py", "/....//server.py",
+])
+def test_static_files_cannot_escape_their_folder(client, path):
+    r = client.get(path)
+    assert r.status_code == 404
+    assert b"create_app" not in r.content and b"root:" not in r.content
+
+
+def test_api_paths_answer_as_the_api(client):
+    r = client.get("/api/estimate")
+    assert r.status_code == 405 and r.headers["allow"] == "POST"
+    assert client.get("/api/nothing").status_code == 404
+
+
+@pytest.mark.parametrize("method,path", [("GET", "/"), ("GET", "/api/catalog"), ("POST", "/api/estimate"),
+                                         ("GET", "/api/nothing"), ("GET", "/docs")])
+def test_security_headers_on_every_answer(client, method, path):
+    r = client.request(method, path, json={"gpus": -1} if method == "POST" else None)
+    csp = r.headers["content-security-policy"]
+    assert "default-src 'self'" in csp and "script-src 'self'" in csp and "unsafe-inline" not in csp
+    assert r.headers["x-content-type-options"] == "nosniff"
+
+
+def test_page_has_no_inline_script_or_handlers(client):
+    html = client.get("/").text.lower()
+    assert "<script>" not in html and " onclick=" not in html and " onload=" not in html and "style=" not in html
+
+
+def test_page_scripts_never_turn_text_into_markup_or_code():
+    from importlib import resources
+    scripts = resources.files("infercost").joinpath("web/js")
+    for js in scripts.iterdir():
+        if js.name.endswith(".js"):
+            text = js.read_text("utf-8")
+            for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "eval(", "new Function", "document.write"):
+                assert sink not in text, f"{js.name} uses {sink}"
