@@ -101,3 +101,35 @@ def test_cuda_quick_run(tmp_path):
     ran = {r["precision"] for r in result["runs"]}
     assert "fp32" in ran and ran & {"bf16", "fp16"}
     assert len(ran) + len(result["skipped"]) >= 3
+
+
+@pytest.mark.slow
+def test_local_model_folder_with_real_weights(tmp_path):
+    from infercost.bench.loading import build_model
+    from infercost.bench.models import resolve_source
+
+    folder = tmp_path / "tiny-llama"
+    build_model(resolve_source(None, None, quick=True), seed=3).save_pretrained(folder)
+    path = tmp_path / "r.json"
+    assert _run(["--quick", "--model", str(folder), "--precision", "fp32", "--no-speculative",
+                 "--json", str(path)]) == 0
+    result = json.loads(path.read_text())
+    assert validate_result(result) == []
+    assert result["model"]["source"] == "path" and result["model"]["random_weights"] is False
+    assert result["speculative"] is None
+
+
+@pytest.mark.slow
+def test_config_of_another_architecture(tmp_path):
+    qwen2 = {"model_type": "qwen2", "hidden_size": 128, "intermediate_size": 352, "num_hidden_layers": 2,
+             "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 1024,
+             "max_position_embeddings": 512, "tie_word_embeddings": True}
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps(qwen2))
+    path = tmp_path / "r.json"
+    assert _run(["--config", str(config), "--quick", "--precision", "int8", "--no-speculative",
+                 "--json", str(path)]) == 0
+    result = json.loads(path.read_text())
+    assert validate_result(result) == []
+    assert result["model"]["spec"]["qkv_bias"] is True and result["model"]["random_weights"] is True
+    assert [r["precision"] for r in result["runs"]] == ["int8"] and result["runs"][0]["estimate"]

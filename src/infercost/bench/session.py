@@ -11,7 +11,7 @@ import time
 from . import predict, probes, specdec
 from .cli import BenchError
 from .convert import Unsupported, check_supported, convert, precisions_for
-from .devices import find_devices
+from .devices import find_devices, system_memory
 from .limits import measure_limits
 from .models import ModelError, model_spec, resolve_source
 from .report import Reporter, print_summary
@@ -78,6 +78,24 @@ def _check_fits(plan, params: int, spec, available_cpu: float) -> None:
                          f"and {available_cpu / 1e9:.1f} GB is available; try --precision or a smaller model")
 
 
+BYTES_PER_WEIGHT = {"fp32": 4.0, "bf16": 2.0, "fp16": 2.0, "int8": 1.0, "fp8": 1.0}
+
+
+def _fit_on_devices(plan, params: int, spec, skipped: list) -> list:
+    """Skip, with the reason, a GPU precision whose weights exceed the device's free memory."""
+    from ..physics.memory import weight_bytes
+
+    kept = []
+    for d, p in plan:
+        need = weight_bytes(spec, BYTES_PER_WEIGHT[p]) if spec is not None else params * BYTES_PER_WEIGHT[p]
+        if d.kind != "cpu" and need > 0.9 * d.available_memory_bytes:
+            skipped.append({"device": d.id, "precision": p, "reason": f"the weights ({need / 1e9:.1f} GB at {p}) do "
+                            f"not fit in {d.available_memory_bytes / 1e9:.1f} GB free on {d.name}"})
+        else:
+            kept.append((d, p))
+    return kept
+
+
 def run_bench(s: dict) -> int:
     import torch
     from rich.console import Console
@@ -99,9 +117,11 @@ def run_bench(s: dict) -> int:
     except ModelError as exc:
         raise BenchError(str(exc)) from None
     plan, skipped = _plan(devices, s["precisions"])
+    if plan:
+        _check_fits(plan, params, spec, system_memory()[1])
+        plan = _fit_on_devices(plan, params, spec, skipped)
     if not plan:
         raise BenchError("nothing to run: " + "; ".join(x["reason"] for x in skipped))
-    _check_fits(plan, params, spec, devices[0].available_memory_bytes)
     settings = RunSettings(s["prompt_tokens"], s["new_tokens"], s["batch_sizes"], s["batch_steps"], s["repeats"], s["seed"])
     result = new_result(s, devices, source, spec, params, torch)
     result["skipped"].extend(skipped)
