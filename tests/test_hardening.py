@@ -118,3 +118,17 @@ def test_page_scripts_never_turn_text_into_markup_or_code():
             text = js.read_text("utf-8")
             for sink in ("innerHTML", "outerHTML", "insertAdjacentHTML", "eval(", "new Function", "document.write"):
                 assert sink not in text, f"{js.name} uses {sink}"
+
+
+def test_fast_estimate_json_equals_to_dict_and_refuses_non_finite_numbers():
+    import dataclasses
+
+    from infercost.api.encode import estimate_json
+    from infercost.estimate import estimate
+    from infercost.scenario import Scenario
+
+    e = estimate(Scenario(model="mixtral-8x7b", gpu="h200", gpus=2, precision="8bit"))
+    assert json.loads(estimate_json(e)) == json.loads(json.dumps(e.to_dict()))
+    broken = dataclasses.replace(e, reading=dataclasses.replace(e.reading, answer_s=float("inf")))
+    with pytest.raises(ValueError):
+        estimate_json(broken)

@@ -237,6 +237,4 @@ class Estimate:
     fidelity: Fidelity | None = None
 
     def to_dict(self) -> dict[str, Any]:
-        data = to_jsonable(self)
-        data["scenario"] = self.scenario.to_dict()
-        return data
+        return to_jsonable(self)

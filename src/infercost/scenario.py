@@ -86,8 +86,7 @@ class Scenario:
         return dataclasses.replace(self, **changes)
 
     def to_dict(self) -> dict[str, Any]:
-        data = to_jsonable(self)
-        return {k: v for k, v in data.items() if not (k.startswith("custom_") and v is None)}
+        return to_jsonable(self)
 
     def to_json(self) -> str:
         return json.dumps(self.to_dict(), indent=2)

@@ -15,7 +15,7 @@ from ..estimate import estimate
 from ..hf_config import model_from_json_bytes
 from ..physics import memory, params, speculative
 from ..scenario import INT_BOUNDS, Scenario
-from .encode import json_bytes
+from .encode import estimate_json, json_bytes
 from ..results import Estimate
 from ..specs import ModelSpec
 from .errors import ERROR_RESPONSES, ApiError, field_loc
@@ -125,11 +125,11 @@ def get_catalog(request: Request) -> Response:
 @lru_cache(maxsize=ESTIMATE_CACHE_SIZE)
 def _estimate_bytes(scenario: Scenario) -> bytes:
     try:
-        result = estimate(scenario).to_dict()
+        result = estimate(scenario)
     except ArithmeticError as exc:  # absurd custom shapes overflow: a client mistake, not a crash
         raise ScenarioError("scenario", f"these values are outside what the estimate can compute ({exc})") from None
     try:
-        return json_bytes(result)
+        return estimate_json(result)
     except ValueError:  # a time or rate overflowed to infinity
         raise ScenarioError("scenario", "these values are outside what the estimate can compute "
                                         "(a result is not finite)") from None
