@@ -26,6 +26,7 @@ from _common import print_table, write_result  # noqa: E402
 
 MODELS = ["llama-3.1-8b", "llama-3.1-70b", "qwen3-30b-a3b", "mixtral-8x7b", "deepseek-v3", "gpt-oss-120b"]
 GPUS = ["h100-sxm", "h200", "b200", "a100-80gb", "mi300x", "l40s"]
+WARM_UP_REQUESTS = 4000
 BAD_SHARE = 0.05  # of requests carry a mistake and must get a 422
 
 
@@ -107,7 +108,9 @@ def main() -> int:
                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     try:
         wait_ready(base_url, proc)
-        asyncio.run(drive(base_url, 200, 8, args.seed + 1))  # warm-up: imports, caches
+        # Warm-up that fills the server's bounded caches (imports, the estimate LRU), so that
+        # "before" and "after" compare a steady state: growth between them would be a leak.
+        asyncio.run(drive(base_url, WARM_UP_REQUESTS, args.clients, args.seed + 1))
         rss_before = rss_bytes(proc.pid)
         latencies, errors, elapsed = asyncio.run(drive(base_url, args.requests, args.clients, args.seed))
         rss_after = rss_bytes(proc.pid)

@@ -165,12 +165,9 @@ def build_parser() -> argparse.ArgumentParser:
     cat = sub.add_parser("catalog", help="list the models and accelerators")
     cat.add_argument("kind", nargs="?", choices=["all", "models", "gpus"], default="all")
     cat.add_argument("--json", action="store_true")
-    try:  # TEMPORARY until the bench package lands
-        from .bench.cli import add_arguments as add_bench_arguments
+    from .bench.cli import add_arguments as add_bench_arguments
 
-        add_bench_arguments(sub.add_parser("bench", help="time a small model on this machine's CPU and GPU"))
-    except ImportError:
-        pass
+    add_bench_arguments(sub.add_parser("bench", help="time a small model on this machine's CPU and GPU"))
     return parser
 
 

@@ -23,7 +23,7 @@ from .schemas import ScenarioIn, SimulateIn
 from .uploads import read_upload
 
 MAX_CONFIG_UPLOAD_BYTES = 256 * 1024
-ESTIMATE_CACHE_SIZE = 2048
+ESTIMATE_CACHE_SIZE = 1024  # ~25 KB each: at most ~25 MB
 COURSE_MODULES = (("06", "Attention"), ("09", "Memory"), ("10", "Training"), ("11", "The cost of serving AI"),
                   ("12", "Looking things up"))
 
