@@ -1,6 +1,6 @@
 """Load the API: 20,000 estimate requests from 64 concurrent clients against a real server on loopback.
 
-Starts `infercost serve` in its own process on a free 127.0.0.1 port, sends a varied stream of valid
+Starts the page's server in its own process on a free 127.0.0.1 port, sends a varied stream of valid
 scenarios (plus a share of bad ones, which must come back 422), and reports errors (goal 0), p50/p99
 latency, requests per second and the server's resident memory before and after (goal: flat).
 
@@ -12,9 +12,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import random
-import socket
 import statistics
-import subprocess
 import sys
 import time
 from pathlib import Path
@@ -24,16 +22,14 @@ import httpx
 sys.path.insert(0, str(Path(__file__).parent))
 from _common import print_table, write_result  # noqa: E402
 
+from infercost.server_process import running_server  # noqa: E402
+
 MODELS = ["llama-3.1-8b", "llama-3.1-70b", "qwen3-30b-a3b", "mixtral-8x7b", "deepseek-v3", "gpt-oss-120b"]
 GPUS = ["h100-sxm", "h200", "b200", "a100-80gb", "mi300x", "l40s"]
 WARM_UP_REQUESTS = 4000
 BAD_SHARE = 0.05  # of requests carry a mistake and must get a 422
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def rss_bytes(pid: int) -> int:
@@ -83,17 +79,6 @@ async def drive(base_url: str, requests: int, clients: int, seed: int) -> tuple[
     return latencies, errors, elapsed
 
 
-def wait_ready(base_url: str, proc: subprocess.Popen, timeout_s: float = 30) -> None:
-    deadline = time.monotonic() + timeout_s
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise RuntimeError("the server exited before it was ready")
-        try:
-            if httpx.get(f"{base_url}/api/health", timeout=1).status_code == 200:
-                return
-        except httpx.HTTPError:
-            time.sleep(0.2)
-    raise RuntimeError("the server did not answer /api/health in time")
 
 
 def main() -> int:
@@ -102,21 +87,14 @@ def main() -> int:
     parser.add_argument("--clients", type=int, default=64)
     parser.add_argument("--seed", type=int, default=0)
     args = parser.parse_args()
-    port = free_port()
-    base_url = f"http://127.0.0.1:{port}"
-    proc = subprocess.Popen([sys.executable, "-m", "infercost.cli", "serve", "--port", str(port)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    try:
-        wait_ready(base_url, proc)
+    with running_server() as (url, pid):
+        base_url = url.rstrip("/")
         # Warm-up that fills the server's bounded caches (imports, the estimate LRU), so that
         # "before" and "after" compare a steady state: growth between them would be a leak.
         asyncio.run(drive(base_url, WARM_UP_REQUESTS, args.clients, args.seed + 1))
-        rss_before = rss_bytes(proc.pid)
+        rss_before = rss_bytes(pid)
         latencies, errors, elapsed = asyncio.run(drive(base_url, args.requests, args.clients, args.seed))
-        rss_after = rss_bytes(proc.pid)
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+        rss_after = rss_bytes(pid)
     q = statistics.quantiles(latencies, n=100)
     result = {
         "requests": args.requests, "clients": args.clients, "errors": len(errors), "first_errors": errors[:5],

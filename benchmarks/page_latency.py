@@ -25,13 +25,11 @@ import json
 import os
 import platform
 import random
-import socket
-import statistics
-import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
+
+from infercost.server_process import running_server
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -71,26 +69,8 @@ def summary(values: list[float]) -> dict:
             "max_ms": max(values) if values else None}
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
-def start_server() -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    code = ("import sys, uvicorn; from infercost.server import create_app; "
-            "uvicorn.run(create_app(), host='127.0.0.1', port=int(sys.argv[1]), log_level='warning')")
-    proc = subprocess.Popen([sys.executable, "-c", code, str(port)])
-    url = f"http://127.0.0.1:{port}/"
-    for _ in range(300):
-        try:
-            with urllib.request.urlopen(url + "api/health", timeout=1):
-                return proc, url
-        except OSError:
-            time.sleep(0.1)
-    proc.terminate()
-    raise SystemExit("the server did not start")
 
 
 def drawn(page) -> None:
@@ -292,8 +272,7 @@ def main() -> int:
     from playwright.sync_api import sync_playwright
 
     loads, steps, seconds = (3, 12, 2.0) if args.quick else (10, 30, 8.0)
-    proc, url = start_server()
-    try:
+    with running_server() as (url, _):
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS)
             page_load = page_loads(browser, url, loads)
@@ -305,9 +284,6 @@ def main() -> int:
             f"{args.clients} clients, one scenario (cached)": asyncio.run(api_load(url, args.clients, seconds, same=True)),
             f"{args.clients} clients, 5 req/s each, open loop": asyncio.run(api_open_loop(url, args.clients, 5.0, seconds)),
         }
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
     result = {
         "benchmark": "page_latency", "version": 1, "when": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "machine": {"platform": platform.platform(), "python": platform.python_version(), "cpus": os.cpu_count()},

@@ -9,12 +9,10 @@ writes page-{1280,375}-{light,dark}.png.
 from __future__ import annotations
 
 import argparse
-import socket
-import subprocess
 import sys
-import time
-import urllib.request
 from pathlib import Path
+
+from infercost.server_process import running_server
 
 ROOT = Path(__file__).resolve().parent.parent
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -22,27 +20,8 @@ SIZES = [(1280, 900), (375, 812)]
 SCHEMES = ["light", "dark"]
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
-def start_server() -> tuple[subprocess.Popen, str]:
-    port = free_port()
-    code = ("import sys, uvicorn; from infercost.server import create_app; "
-            "uvicorn.run(create_app('https://course.example/ai'), host='127.0.0.1', port=int(sys.argv[1]), "
-            "log_level='warning')")
-    proc = subprocess.Popen([sys.executable, "-c", code, str(port)])
-    url = f"http://127.0.0.1:{port}/"
-    for _ in range(200):
-        try:
-            with urllib.request.urlopen(url + "api/health", timeout=1):
-                return proc, url
-        except OSError:
-            time.sleep(0.1)
-    proc.terminate()
-    raise SystemExit("the server did not start")
 
 
 def shoot(browser, url: str, width: int, height: int, scheme: str, out: Path) -> list[str]:
@@ -74,8 +53,7 @@ def main() -> int:
     from playwright.sync_api import sync_playwright
 
     args.out.mkdir(parents=True, exist_ok=True)
-    proc, url = start_server()
-    try:
+    with running_server("https://course.example/ai") as (url, _):
         with sync_playwright() as p:
             browser = p.chromium.launch(executable_path=args.chromium, args=CHROMIUM_ARGS)
             for width, height in SIZES:
@@ -85,9 +63,6 @@ def main() -> int:
                     print(f"{path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}"
                           + (f"  console errors: {errors}" if errors else ""))
             browser.close()
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
     return 0
 
 

@@ -4,44 +4,18 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 
 import pytest
+
+from infercost.server_process import running_server
 
 CHROMIUM = os.environ.get("INFERCOST_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking"]
 COURSE_URL = "https://course.example/ai"
-SERVER_CODE = ("import sys, uvicorn; from infercost.server import create_app; "
-               "uvicorn.run(create_app(sys.argv[2]), host='127.0.0.1', port=int(sys.argv[1]), log_level='warning')")
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
-def start_server(course_url: str = COURSE_URL) -> tuple[subprocess.Popen, str]:
-    """uvicorn serving create_app(course_url) in a child process; waits until /api/health answers."""
-    port = free_port()
-    proc = subprocess.Popen([sys.executable, "-c", SERVER_CODE, str(port), course_url])
-    url = f"http://127.0.0.1:{port}/"
-    deadline = time.monotonic() + 20
-    while time.monotonic() < deadline:
-        try:
-            with urllib.request.urlopen(url + "api/health", timeout=1) as r:
-                if r.status == 200:
-                    return proc, url
-        except OSError:
-            time.sleep(0.1)
-        if proc.poll() is not None:
-            raise RuntimeError("the server exited before it answered")
-    proc.terminate()
-    raise RuntimeError("the server did not answer within 20 s")
 
 
 def pytest_collection_modifyitems(items):
@@ -55,13 +29,8 @@ def pytest_collection_modifyitems(items):
 
 @pytest.fixture(scope="session")
 def server_url():
-    proc, url = start_server()
-    yield url
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
+    with running_server(COURSE_URL) as (url, _):
+        yield url
 
 
 @pytest.fixture(scope="session")
