@@ -133,3 +133,12 @@ def test_config_of_another_architecture(tmp_path):
     assert validate_result(result) == []
     assert result["model"]["spec"]["qkv_bias"] is True and result["model"]["random_weights"] is True
     assert [r["precision"] for r in result["runs"]] == ["int8"] and result["runs"][0]["estimate"]
+
+
+@pytest.mark.slow
+def test_two_precisions_keep_the_fp32_target_for_speculation(tmp_path):
+    path = tmp_path / "r.json"
+    assert _run(["--quick", "--device", "cpu", "--precision", "int8,fp32", "--json", str(path)]) == 0
+    result = json.loads(path.read_text())
+    assert [r["precision"] for r in result["runs"]] == ["fp32", "int8"]
+    assert result["speculative"]["output_matches_target"] is True

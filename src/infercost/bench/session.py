@@ -166,10 +166,12 @@ def _session(torch, s, settings, devices, plan, source, spec, result, reporter) 
     master = build_model(source, s["seed"])
     reporter.advance()
     vocab = master.config.vocab_size
-    outputs, kept = {}, {}
+    outputs, kept, spec_done = {}, {}, False
     for i, (d, p) in enumerate(plan):
-        # fp32 on the CPU is the master itself; the last CPU conversion may consume the master.
-        in_place = d.kind == "cpu" and (p == "fp32" or i == len(plan) - 1)
+        # fp32 on the CPU is the master itself; the last CPU conversion may consume the master, unless
+        # it is the int8 draft that the speculative run needs beside the fp32 target.
+        last = i == len(plan) - 1 and not (p == "int8" and s["speculative"])
+        in_place = d.kind == "cpu" and (p == "fp32" or last)
         reporter.tick(f"{d.id} {p}: converting")
         try:
             conv = convert(torch, master, d, p, in_place=in_place, tf32=s["tf32"])
@@ -189,12 +191,12 @@ def _session(torch, s, settings, devices, plan, source, spec, result, reporter) 
         else:
             del conv
             gc.collect()
-        if s["speculative"] and d.kind == "cpu" and {"fp32", "int8"} <= set(kept) and "spec" not in kept:
-            kept["spec"] = True
+        if s["speculative"] and not spec_done and {"fp32", "int8"} <= set(kept):
+            spec_done = True
             _speculative(torch, s, kept, outputs, result, reporter, vocab)
             kept.pop("int8")
             gc.collect()
-    if s["speculative"] and "spec" not in kept:
+    if s["speculative"] and not spec_done:
         result["notes"].append("Speculative decoding was not measured: it needs the CPU fp32 and int8 runs.")
 
 
