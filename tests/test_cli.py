@@ -44,7 +44,8 @@ def test_table_by_default(capsys):
     (["estimate", "--precision", "3bit"], "precision"),
     (["estimate", "--model", "gpt-9"], "model"),
     (["estimate", "--gpu", "h900"], "gpu"),
-    (["estimate", "--question-tokens", "200000"], "answer_tokens"),
+    (["estimate", "--question-tokens", "200000"], "question_tokens"),
+    (["estimate", "--question-tokens", "130000", "--answer-tokens", "5000"], "answer_tokens"),
     (["estimate", "--sweep", "nonsense"], "sweep"),
     (["estimate", "--scenario", "/nonexistent.json"], "scenario"),
 ])

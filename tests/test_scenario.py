@@ -63,3 +63,20 @@ def test_bad_json_is_a_clear_error(text, field):
     with pytest.raises(ScenarioError) as info:
         Scenario.from_json(text)
     assert info.value.field == field
+
+
+def test_custom_model_and_gpu_are_checked_in_the_core():
+    import dataclasses
+
+    from infercost import catalog
+
+    llama = catalog.model("llama-3.1-8b")
+    with pytest.raises(ScenarioError) as info:
+        Scenario(custom_model=dataclasses.replace(llama, sliding_window_layers=40, sliding_window_tokens=10))
+    assert info.value.field == "custom_model.sliding_window_layers"
+    h100 = catalog.gpu("h100-sxm")
+    for field, value in [("memory_bandwidth_bytes_per_s", -3e12), ("memory_bandwidth_bytes_per_s", 1e-300),
+                         ("memory_bytes", math.nan), ("price_per_gpu_hour_usd", -2.0)]:
+        with pytest.raises(ScenarioError) as info:
+            Scenario(custom_gpu=dataclasses.replace(h100, **{field: value}))
+        assert info.value.field == f"custom_gpu.{field}"

@@ -16,7 +16,7 @@ from typing import Any
 
 from .errors import InferCostError, UnknownNameError
 from .physics.params import active_params, total_params
-from .specs import GpuSpec, MlaSpec, ModelSpec, MoeSpec, PeakFlops
+from .specs import GpuSpec, MlaSpec, ModelSpec, MoeSpec, NumberFormat, PeakFlops
 from .units import GB, TB, TFLOP
 
 SLUG_PATTERN = re.compile(r"^[a-z0-9]+(?:[.-][a-z0-9]+)*$")
@@ -128,6 +128,30 @@ def model_problem(m: ModelSpec) -> tuple[str, str] | None:
         return "published_active_params", "needs published_params"
     if m.published_active_params and m.published_active_params > m.published_params:
         return "published_active_params", "exceeds published_params"
+    return None
+
+
+MIN_RATE = 1e6  # FLOP/s, bytes/s and bytes below a million describe no accelerator (and overflow the times)
+
+
+def gpu_problem(g: GpuSpec) -> tuple[str, str] | None:
+    """The first implausible value of an accelerator (catalog, measured or built by a caller) as
+    (field, message), or None when sound: every rate and size finite and at least MIN_RATE."""
+    numbers = [(f"peak.{f}_flop_per_s", g.peak.get(NumberFormat(f))) for f in _PEAK_FORMATS]
+    if all(value is None for _, value in numbers[:2]):
+        return "peak.bf16_flop_per_s", "needs a 16-bit or 32-bit peak"
+    numbers += [("memory_bytes", g.memory_bytes), ("memory_bandwidth_bytes_per_s", g.memory_bandwidth_bytes_per_s),
+                ("link_bandwidth_bytes_per_s", g.link_bandwidth_bytes_per_s)]
+    for name, value in numbers:
+        if value is None and name not in ("memory_bytes", "memory_bandwidth_bytes_per_s"):
+            continue
+        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) \
+                or value < MIN_RATE:
+            return name, f"must be a finite number of at least {MIN_RATE:g}, got {value!r}"
+    price = g.price_per_gpu_hour_usd
+    if price is not None and (isinstance(price, bool) or not isinstance(price, (int, float))
+                              or not math.isfinite(price) or price <= 0):
+        return "price_per_gpu_hour_usd", f"must be a positive finite number or null, got {price!r}"
     return None
 
 

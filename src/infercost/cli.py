@@ -85,6 +85,8 @@ def _scenario_from_args(args: argparse.Namespace) -> Scenario:
             text = args.scenario.read_text(encoding="utf-8")
         except OSError as exc:
             raise InferCostError("scenario", f"cannot read {args.scenario}: {exc.strerror}") from None
+        except UnicodeDecodeError:
+            raise InferCostError("scenario", f"{args.scenario} is not UTF-8 text") from None
         base = Scenario.from_json(text).to_dict()
     for f in SCENARIO_FIELDS:
         raw = getattr(args, f.name)

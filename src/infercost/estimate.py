@@ -46,6 +46,9 @@ def _machine(gpu: GpuSpec, gpus: int, fmt: Formats, s: Scenario) -> Machine:
 
 def _check_lengths(s: Scenario, m: ModelSpec) -> None:
     limit = m.max_context_tokens
+    if s.question_tokens >= limit:
+        raise ScenarioError("question_tokens", f"{s.question_tokens:,} tokens leaves no room for an answer in "
+                                               f"{m.name}'s context of {limit:,} tokens")
     if s.question_tokens + s.answer_tokens > limit:
         raise ScenarioError("answer_tokens", f"question plus answer ({s.question_tokens + s.answer_tokens:,} tokens) "
                                              f"is past {m.name}'s context of {limit:,} tokens")

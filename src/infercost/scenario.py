@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from .assumptions import assumptions
+from .catalog import gpu_problem, model_problem
 from .codec import from_dict, to_jsonable
 from .errors import ScenarioError
 from .specs import GpuSpec, KvPrecision, ModelSpec, Precision
@@ -17,7 +18,7 @@ MAX_GPUS = 1024
 MAX_TOKENS = 10_000_000
 MAX_BATCH = 1_000_000
 MAX_CONVERSATIONS = 1_000_000
-MAX_DRAFT_TOKENS = 32
+MAX_DRAFT_TOKENS = 16
 MAX_PRICE_USD = 10_000.0
 
 # (low, high) inclusive for whole numbers; shares are in (0, 1].
@@ -81,6 +82,11 @@ class Scenario:
                 raise ScenarioError(name, "must be a catalog id")
         if self.draft_model is not None and (not isinstance(self.draft_model, str) or not self.draft_model):
             raise ScenarioError("draft_model", "must be a catalog id or null")
+        for name, check in (("custom_model", model_problem), ("custom_gpu", gpu_problem)):
+            spec = getattr(self, name)
+            problem = None if spec is None else check(spec)
+            if problem is not None:
+                raise ScenarioError(f"{name}.{problem[0]}", problem[1])
 
     def replace(self, **changes: Any) -> Scenario:
         return dataclasses.replace(self, **changes)

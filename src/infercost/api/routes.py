@@ -126,7 +126,9 @@ def get_catalog(request: Request) -> Response:
 def _estimate_bytes(scenario: Scenario) -> bytes:
     try:
         result = estimate(scenario)
-    except ArithmeticError as exc:  # absurd custom shapes overflow: a client mistake, not a crash
+    except (ArithmeticError, ValueError) as exc:  # absurd custom shapes overflow: a client mistake, not a crash
+        if isinstance(exc, ScenarioError):
+            raise
         raise ScenarioError("scenario", f"these values are outside what the estimate can compute ({exc})") from None
     try:
         return estimate_json(result)
@@ -141,12 +143,7 @@ def _scenario(body: ScenarioIn) -> Scenario:
     draft = data.get("draft_model")
     if draft is not None and draft not in catalog.models():
         raise ScenarioError("draft_model", f"unknown model {draft!r}; known: {', '.join(catalog.models())}")
-    scenario = Scenario.from_dict(data)
-    if scenario.custom_model is not None:
-        problem = catalog.model_problem(scenario.custom_model)
-        if problem is not None:
-            raise ScenarioError(f"custom_model.{problem[0]}", problem[1])
-    return scenario
+    return Scenario.from_dict(data)
 
 
 @router.post("/estimate", summary="Every number of the page for one scenario", response_class=JSONBytes,

@@ -13,6 +13,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 
 from .. import catalog
+from ..catalog import MIN_RATE
 from ..scenario import INT_BOUNDS, MAX_PRICE_USD, MIN_SHARE, Scenario
 
 _DEFAULTS = Scenario()
@@ -90,7 +91,8 @@ class ModelSpecIn(_Strict):
 
 
 def _positive(high: float):
-    return Annotated[float, Field(gt=0, le=high, allow_inf_nan=False)]
+    """A rate or size of an accelerator: at least catalog.MIN_RATE (smaller ones describe no device)."""
+    return Annotated[float, Field(ge=MIN_RATE, le=high, allow_inf_nan=False)]
 
 
 class PeakIn(_Strict):
