@@ -132,3 +132,12 @@ def test_fast_estimate_json_equals_to_dict_and_refuses_non_finite_numbers():
     broken = dataclasses.replace(e, reading=dataclasses.replace(e.reading, answer_s=float("inf")))
     with pytest.raises(ValueError):
         estimate_json(broken)
+
+
+def test_chunked_body_past_the_cap_is_refused(client):
+    def chunks():
+        for _ in range(40):
+            yield b" " * 100_000
+
+    r = client.post("/api/estimate", content=chunks(), headers={"content-type": "application/json"})
+    assert r.status_code == 413

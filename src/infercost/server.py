@@ -48,10 +48,33 @@ class SecurityHeaders:
             return
         length = dict(scope.get("headers", ())).get(b"content-length", b"")
         if length.isdigit() and int(length) > MAX_BODY_BYTES:
-            response = errors.unprocessable([errors.problem(["body"], f"larger than {MAX_BODY_BYTES // 1024} KB")], 413)
-            await response(scope, receive, self._send_with_headers(send))
+            await self._too_large(scope, receive, send)
             return
-        await self.app(scope, receive, self._send_with_headers(send))
+        body = bytearray()  # read the whole body first: a chunked one has no Content-Length to check
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return
+            body += message.get("body", b"")
+            more = message.get("more_body", False)
+            if len(body) > MAX_BODY_BYTES:
+                await self._too_large(scope, receive, send)
+                return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": bytes(body), "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, self._send_with_headers(send))
+
+    async def _too_large(self, scope: Scope, receive: Receive, send: Send) -> None:
+        response = errors.unprocessable([errors.problem(["body"], f"larger than {MAX_BODY_BYTES // 1024} KB")], 413)
+        await response(scope, receive, self._send_with_headers(send))
 
     @staticmethod
     def _send_with_headers(send: Send) -> Send:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from functools import cache
 from typing import Any
 
@@ -25,10 +26,14 @@ def _estimates_adapter() -> TypeAdapter:
 def estimate_json(est: Estimate) -> bytes:
     """Estimate.to_dict() as JSON, serialized by pydantic's compiled encoder (about 8x faster).
 
-    A non-finite number comes out as a bare Infinity or NaN token; where either word appears at
-    all, the exact path decides (and raises ValueError for a real non-finite number).
+    A non-finite number comes out as a bare Infinity or NaN token after a ':', ',' or '['; where
+    such a token may appear (text in a string can look alike), the exact path decides and raises
+    ValueError for a real non-finite number.
     """
     out = _estimates_adapter().dump_json([est])[1:-1]
-    if b"Infinity" in out or b"NaN" in out:
+    if _BARE_NON_FINITE.search(out):
         return json_bytes(est.to_dict())
     return out
+
+
+_BARE_NON_FINITE = re.compile(rb"[:,\[]-?(?:Infinity|NaN)")
