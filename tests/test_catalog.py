@@ -218,7 +218,7 @@ def test_unknown_model_lists_the_known_ids():
 # --- draft models ---------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("target, draft", [
-    ("llama-3.1-70b", "llama-3.2-1b"), ("llama-3.1-8b", "llama-3.2-1b"), ("qwen2.5-72b", "qwen2.5-7b"),
+    ("llama-3.1-70b", "llama-3.2-1b"), ("llama-3.1-8b", "llama-3.2-1b"), ("qwen2.5-72b", "qwen2.5-0.5b"), ("qwen2.5-7b", "qwen2.5-0.5b"),
     ("qwen3-32b", "qwen3-8b"), ("qwen3-235b-a22b", "qwen3-8b"), ("mixtral-8x7b", "mistral-7b"),
     ("gpt-oss-120b", "gpt-oss-20b"), ("smollm2-1.7b", "smollm2-135m"),
     ("deepseek-v3", None), ("llama-3.2-1b", None), ("tinyllama-1.1b", None),
@@ -229,11 +229,21 @@ def test_default_draft_model(target, draft):
     assert (found.id if found else None) == draft
 
 
+def test_an_explicit_draft_of_another_tokenizer_is_refused():
+    from infercost.errors import ScenarioError
+    from infercost.estimate import estimate
+    from infercost.scenario import Scenario
+
+    with pytest.raises(ScenarioError) as info:
+        estimate(Scenario(model="llama-3.1-8b", draft_model="qwen3-8b"))
+    assert info.value.field == "draft_model"
+
+
 def test_every_draft_shares_the_tokenizer_and_is_smaller():
     for target in catalog.models().values():
         draft = catalog.default_draft_model(target)
         if draft is not None:
-            assert (draft.family, draft.vocab_size) == (target.family, target.vocab_size)
+            assert draft.family == target.family and catalog.can_draft(draft, target)
             assert total_params(draft) < total_params(target)
             assert active_params(draft) < active_params(target)
 

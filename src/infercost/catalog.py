@@ -281,17 +281,19 @@ def gpu(gpu_id: str) -> GpuSpec:
     return _lookup("gpu", gpus(), gpu_id)
 
 
-def default_draft_model(target: ModelSpec) -> ModelSpec | None:
-    """Smallest catalog model of the target's family and vocabulary with fewer parameters, if any.
+def can_draft(draft: ModelSpec, target: ModelSpec) -> bool:
+    """Speculative decoding (Leviathan et al. 2023, arXiv 2211.17192) needs a draft with the target's
+    tokenizer (`family` is the tokenizer lineage) that is cheaper per token: fewer total and fewer
+    active parameters, so a dense 8B never drafts for a 3B-active MoE."""
+    return (bool(target.family) and draft.family == target.family and draft.id != target.id
+            and total_params(draft) < total_params(target) and active_params(draft) < active_params(target))
 
-    Speculative decoding (Leviathan et al. 2023, arXiv 2211.17192) needs a draft that shares the
-    target's tokenizer (same family and vocab_size stand in for that) and is cheaper per token:
-    fewer total and fewer active parameters, so a dense 8B never drafts for a 3B-active MoE.
-    """
-    if not target.family:
-        return None
-    candidates = [m for m in models().values()
-                  if m.family == target.family and m.vocab_size == target.vocab_size
-                  and m.id != target.id and total_params(m) < total_params(target)
-                  and active_params(m) < active_params(target)]
-    return min(candidates, key=total_params, default=None)
+
+def drafts_for(target: ModelSpec) -> list[ModelSpec]:
+    """Catalog models that can draft for `target`, smallest first."""
+    return sorted((m for m in models().values() if can_draft(m, target)), key=total_params)
+
+
+def default_draft_model(target: ModelSpec) -> ModelSpec | None:
+    """The smallest catalog model that can draft for `target`, if any."""
+    return next(iter(drafts_for(target)), None)

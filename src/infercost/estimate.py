@@ -161,9 +161,13 @@ def _batching(m: ModelSpec, machine: Machine, fmt: Formats, kv: KvCache, s: Scen
 def _draft(m: ModelSpec, s: Scenario) -> ModelSpec | None:
     if s.draft_model is not None:
         try:
-            return catalog.model(s.draft_model)
+            draft = catalog.model(s.draft_model)
         except UnknownNameError as exc:
             raise UnknownNameError("draft_model", exc.message) from None
+        if not catalog.can_draft(draft, m):
+            raise ScenarioError("draft_model", f"{draft.name} cannot draft for {m.name}: a draft shares the "
+                                               "target's tokenizer family and is smaller")
+        return draft
     return None if s.custom_model is not None else catalog.default_draft_model(m)
 
 
@@ -340,5 +344,6 @@ def estimate(s: Scenario) -> Estimate:
             "sources": a.sources,
         },
         serving=serving_section(m, gpu, fmt, s, fit.fits, cost_section.price_per_gpu_hour_usd),
-        fidelity=fidelity_data.note(m, s.precision, s.gpus),
+        # The scored measurements are of catalog accelerators; a measured or custom one has no such basis.
+        fidelity=None if s.custom_gpu is not None else fidelity_data.note(m, s.precision, s.gpus),
     )

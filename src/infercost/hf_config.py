@@ -13,7 +13,7 @@ from typing import Any
 
 from .catalog import SLUG_PATTERN, model_problem
 from .errors import ConfigError
-from .hf_families import FAMILIES, MAX_INT, SUPPORTED_MODEL_TYPES, Config, describe
+from .hf_families import FAMILIES, MAX_INT, SUPPORTED_MODEL_TYPES, Config, describe, tokenizer_family
 from .specs import ModelSpec
 
 MAX_CONFIG_BYTES = 1 << 20  # real config.json files are a few KB
@@ -80,7 +80,8 @@ def model_from_config(config: dict, model_id: str | None = None, name: str | Non
         **family.latent(c),  # DeepSeek: replaces head_dim with v_head_dim
     }
     model_id, name = _names(config, model_type, model_id, name)
-    spec = ModelSpec(id=model_id, name=name, family=family.family, source="imported Hugging Face config.json",
+    spec = ModelSpec(id=model_id, name=name, family=tokenizer_family(family, values["vocab_size"]),
+                     source="imported Hugging Face config.json",
                      notes=f"Imported from a config.json of model_type {model_type}; shapes only, "
                      "small extras (router score biases, attention sinks, gates) are not counted.", **values)
     problem = model_problem(spec)

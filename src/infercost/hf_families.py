@@ -223,11 +223,19 @@ FAMILIES: dict[str, Family] = {
     "gpt_oss": Family("gpt-oss", False, _bias_from_config(True), _window_every_other, _moe_gpt_oss,
                       defaults=(("sliding_window", 128),)),
     "gemma": Family("gemma", True, _bias_from_config(False)),
-    "gemma2": Family("gemma", True, _bias_from_config(False), _window_every_other, fixed=_GEMMA_NORMS,
+    "gemma2": Family("gemma2", True, _bias_from_config(False), _window_every_other, fixed=_GEMMA_NORMS,
                      defaults=(("sliding_window", 4096),)),
-    "gemma3_text": Family("gemma", True, _bias_from_config(False), _window_gemma3,
+    "gemma3_text": Family("gemma3", True, _bias_from_config(False), _window_gemma3,
                           fixed=_GEMMA_NORMS + _QK_NORM,
                           defaults=(("vocab_size", 262208), ("max_position_embeddings", 131072),
                                     ("sliding_window", 4096))),
 }
+LLAMA2_VOCAB_SIZE = 32000  # Llama 2's tokenizer (TinyLlama, Llama 2); Llama 3 has 128,256 tokens
+
+
+def tokenizer_family(family: Family, vocab_size: int) -> str:
+    """The tokenizer lineage: a config names the architecture, and Llama 2 and 3 share one."""
+    return "llama2" if family.family == "llama" and vocab_size == LLAMA2_VOCAB_SIZE else family.family
+
+
 SUPPORTED_MODEL_TYPES = tuple(sorted(FAMILIES)) + ("gemma3",)  # gemma3: text_config holds gemma3_text

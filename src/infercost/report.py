@@ -95,7 +95,9 @@ def format_estimate(e: Estimate) -> str:
         spec_rows.append(("prompt cache", f"{format_seconds(sp.prefill_saved_s)} less prefill, "
                                           f"{format_bytes(sp.memory_saved_bytes)} less cache"))
     parts.append(_section("4. Speculative decoding", spec_rows))
-    parts.append(_section("5. Cost", [
+    caveat = ("" if e.fit.fits and kv.conversations_fit else
+              " (as if it fit: " + ("the weights do not fit)" if not e.fit.fits else "no conversation fits)"))
+    parts.append(_section("5. Cost" + caveat, [
         ("price", f"{format_usd(c.price_per_gpu_hour_usd)} per GPU-hour, busy {c.busy_share:.0%}"),
         ("output", f"{format_usd(c.usd_per_million_output)} per million tokens (batch {c.batch:,})"),
         ("input", f"{format_usd(c.usd_per_million_input)} per million tokens"),
@@ -108,13 +110,16 @@ def format_estimate(e: Estimate) -> str:
 def _format_serving(e: Estimate) -> str:
     """A serving engine under load, and how far such estimates typically are from real systems."""
     sv, fid = e.serving, e.fidelity
-    if sv is None or sv.max_load is None:
+    if sv is None:
         return ""
+    if sv.max_load is None:
+        return f"Serving at max load\n{sv.message}\n"
     ml = sv.max_load
     rows = [("batch", f"{ml.batch:,.0f} conversations (limited by {ml.batch_limit})"),
             ("total output", f"{ml.output_tokens_per_s:,.0f} tokens/s, {ml.per_user_tokens_per_s:,.1f} per user"),
             ("time per output token", format_seconds(ml.tpot_s)),
-            ("output cost", f"{format_usd(ml.usd_per_million_output)} per million tokens")]
+            ("output cost", f"{format_usd(ml.usd_per_million_output)} per million tokens, all-in "
+                            "(the GPU time reading questions is charged to the answers)")]
     text = _section(f"Serving at max load ({ml.engine}-like engine, prompts mixed into decode steps)", rows)
     if fid is not None:
         text += (f"How close: estimates of this kind are typically within {fid.typical_error_share:.0%} of published "

@@ -42,21 +42,11 @@ def health() -> dict[str, str]:
     return {"status": "ok"}
 
 
-def _drafts(target) -> list[str]:
-    """Catalog models that can draft for `target`: same family and vocabulary, fewer parameters."""
-    if not target.family:
-        return []
-    size = params.total_params(target)
-    return [m.id for m in sorted(catalog.models().values(), key=params.total_params)
-            if m.family == target.family and m.vocab_size == target.vocab_size and m.id != target.id
-            and params.total_params(m) < size]
-
-
 def _model_entry(m) -> dict[str, Any]:
     return {"id": m.id, "name": m.name, "family": m.family, "params_total": params.total_params(m),
             "params_active": params.active_params(m), "is_moe": m.is_moe,
             "kv_bytes_per_token_16bit": memory.kv_bytes_per_token(m, 2.0),
-            "max_context_tokens": m.max_context_tokens, "drafts": _drafts(m), "source": m.source}
+            "max_context_tokens": m.max_context_tokens, "drafts": [d.id for d in catalog.drafts_for(m)], "source": m.source}
 
 
 def _gpu_entry(g) -> dict[str, Any]:

@@ -124,6 +124,7 @@ export function render(est) {
       + `that is ${num(c.tokens_per_hour / 1e6)} million tokens per hour.`;
     if (c.batch !== est.batching.batch) basis += ` (Step 3's batch of ${int(est.batching.batch)} does not fit, so the cost uses ${int(c.batch)}.)`;
     if (!est.fit.fits) basis += " The weights do not fit on these GPUs: these figures are what it would cost if they did.";
+    else if (est.kv.conversations_fit === 0) basis += ` Not one conversation of ${int(est.kv.conversation_tokens)} tokens fits beside the weights: these figures assume one would.`;
   }
   setText(ui.basis, basis);
   renderLevers(c.levers);
