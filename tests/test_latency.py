@@ -18,7 +18,8 @@ def machine_for(gpu, gpus=1, eta_c=0.5, eta_m=0.7):
 
 def test_prefill_flop_is_2p_per_token_plus_causal_attention(llama70):
     n = 1000
-    expected = 2 * active_params(llama70) * n + 2 * 80 * 64 * 128 * n * n
+    lookup = llama70.vocab_size * llama70.hidden_size  # untied: the input embedding is a lookup, not a product
+    expected = 2 * (active_params(llama70) - lookup) * n + 2 * 80 * 64 * 128 * n * n
     assert latency.prefill_flop(llama70, n) == pytest.approx(expected)
 
 
@@ -60,6 +61,19 @@ def test_tensor_parallel_adds_communication(llama70, h100):
     eight, _ = machine_for(h100, 8)
     assert latency.decode_step(llama70, one, fmt, 1, 100).comm_s == 0
     assert latency.decode_step(llama70, eight, fmt, 1, 100).comm_s > 0
+
+
+def test_short_moe_prompt_reads_only_the_experts_it_touches():
+    moe, h100 = catalog.model("qwen3-30b-a3b"), catalog.gpu("h100-sxm")
+    machine, fmt = machine_for(h100, 1)
+    short, long = latency.prefill_pass(moe, machine, fmt, 2), latency.prefill_pass(moe, machine, fmt, 4000)
+    assert short.memory_s < 0.5 * long.memory_s
+
+
+def test_mla_decode_attends_in_the_latent():
+    ds = catalog.model("deepseek-v3")
+    assert latency.attention_head_dim(ds, absorbed=True) == (2 * 512 + 64) / 2
+    assert latency.attention_head_dim(ds) == (128 + 64 + 128) / 2
 
 
 def test_moe_reads_only_the_experts_it_touches():

@@ -10,7 +10,7 @@ from .assumptions import assumptions
 from .errors import ScenarioError, UnknownNameError
 from .physics import caching, cost, latency, memory, params, speculative
 from .physics.batching import batch_point, batching_curve, compute_knee_batch
-from .physics.machine import Machine
+from .physics.machine import Machine, tensor_parallel_size_at_least
 from .precision import Formats, resolve
 from .results import (Batching, Cost, CostLever, Estimate, Fit, HardwareSummary, KvCache, ModelSummary,
                       PrecisionSummary, Reading, Speculative)
@@ -74,14 +74,19 @@ def _fit(m: ModelSpec, gpu: GpuSpec, gpus: int, fmt: Formats) -> Fit:
     workspace = _workspace_bytes(m)
     need = memory.min_gpus_to_fit(weights, gpu.memory_bytes, a.memory_reserve_share, workspace, MAX_GPUS)
     fits = need is not None and gpus >= need
+    # Suggest a count tensor parallelism can use: one that splits the attention heads evenly.
+    suggest = None if need is None else (tensor_parallel_size_at_least(m.heads, m.kv_heads, need, MAX_GPUS) or need)
     usable_per_gpu = gpu.memory_bytes * (1 - a.memory_reserve_share)
     if fits:
         message = f"The weights fit on {gpus} × {gpu.name}."
     elif need is None:
         message = f"The weights do not fit on even {MAX_GPUS:,} × {gpu.name}."
+    elif suggest != need:
+        message = (f"The weights do not fit on {gpus} × {gpu.name}: they need at least {need}, and {suggest} "
+                   f"to split the model's {m.heads} attention heads evenly.")
     else:
         message = f"The weights do not fit on {gpus} × {gpu.name}: it needs at least {need}."
-    return Fit(fits, weights, weights / gpus, usable_per_gpu, need, message)
+    return Fit(fits, weights, weights / gpus, usable_per_gpu, suggest, message)
 
 
 def _reading(m: ModelSpec, machine: Machine, fmt: Formats, s: Scenario) -> Reading:

@@ -55,7 +55,7 @@ class Fit:
     weights_bytes: float
     weights_per_gpu_bytes: float
     usable_per_gpu_bytes: float
-    min_gpus: int | None  # None: no count up to MAX_GPUS holds the weights
+    min_gpus: int | None  # smallest count that holds the weights and splits the heads evenly; None: none does
     message: str
 
 

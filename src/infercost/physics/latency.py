@@ -12,14 +12,19 @@ from ..precision import Formats
 from ..specs import ModelSpec
 from .comms import tensor_parallel_comm_s
 from .machine import Machine
-from .memory import kv_bytes_for_sequence, weight_bytes
-from .params import active_params, params_touched_at_batch
+from .memory import kv_bytes_for_sequence
+from .params import matmul_params, params_touched_at_batch
 
-def attention_head_dim(m: ModelSpec) -> float:
-    """Width of one head's q.k and attention.v products (MLA: (qk_nope + qk_rope + v) / 2)."""
-    if m.mla is not None:
-        return (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim + m.mla.v_head_dim) / 2
-    return m.head_dim
+
+def attention_head_dim(m: ModelSpec, absorbed: bool = False) -> float:
+    """Mean width of one head's q.k and attention.v products. MLA: (qk_nope + qk_rope + v) / 2 with
+    the heads expanded (prefill); with the up-projections absorbed, as decode runs it, each head
+    works in the latent: (kv_lora + qk_rope + kv_lora) / 2 (DeepSeek-V2, arXiv 2405.04434 §2.1.2)."""
+    if m.mla is None:
+        return m.head_dim
+    if absorbed:
+        return (2 * m.mla.kv_lora_rank + m.mla.qk_rope_head_dim) / 2
+    return (m.mla.qk_nope_head_dim + m.mla.qk_rope_head_dim + m.mla.v_head_dim) / 2
 
 
 def attended_pairs(cached_tokens: float, new_tokens: float, window: float | None) -> float:
@@ -32,17 +37,19 @@ def attended_pairs(cached_tokens: float, new_tokens: float, window: float | None
     return (window * window - s * s) / 2 + (s + n - window) * window
 
 
-def attention_flop(m: ModelSpec, cached_tokens: float, new_tokens: float) -> float:
+def attention_flop(m: ModelSpec, cached_tokens: float, new_tokens: float, absorbed: bool = False) -> float:
     """4 * n_heads * d_head per (query, key) pair per layer: q.k and attention.v, 2 FLOP per multiply-add."""
-    per_pair = 4 * m.heads * attention_head_dim(m)
+    per_pair = 4 * m.heads * attention_head_dim(m, absorbed)
     full = m.full_attention_layers * attended_pairs(cached_tokens, new_tokens, None)
     sliding = m.sliding_window_layers * attended_pairs(cached_tokens, new_tokens, m.sliding_window_tokens)
     return per_pair * (full + sliding)
 
 
 def prefill_flop(m: ModelSpec, prompt_tokens: float, cached_tokens: float = 0) -> float:
-    """2 * P_active * n_p + causal attention 2 * L * n_heads * d_head * n_p^2 (Kaplan et al. 2020, arXiv 2001.08361)."""
-    return 2 * active_params(m) * prompt_tokens + attention_flop(m, cached_tokens, prompt_tokens)
+    """2 * P_active * n_p + causal attention 2 * L * n_heads * d_head * n_p^2 (Kaplan et al. 2020, arXiv 2001.08361).
+
+    P_active counts the weights multiplied (matmul_params): the input embedding is a lookup."""
+    return 2 * matmul_params(m) * prompt_tokens + attention_flop(m, cached_tokens, prompt_tokens)
 
 
 class PassTime(NamedTuple):
@@ -68,14 +75,14 @@ def prefill_pass(m: ModelSpec, machine: Machine, fmt: Formats, prompt_tokens: fl
                  cached_tokens: float = 0) -> PassTime:
     """Reading `batch` prompts of `prompt_tokens` new tokens each (after `cached_tokens` already cached)."""
     flop = batch * prefill_flop(m, prompt_tokens, cached_tokens)
-    bytes_read = weight_bytes(m, fmt.weight_bytes_per_param)
+    bytes_read = params_touched_at_batch(m, batch * prompt_tokens) * fmt.weight_bytes_per_param  # MoE: experts hit
     bytes_read += batch * kv_bytes_for_sequence(m, cached_tokens + prompt_tokens, fmt.kv_bytes_per_element)
     return pass_time(flop, bytes_read, tensor_parallel_comm_s(m, machine, batch * prompt_tokens), machine)
 
 
 def decode_flop(m: ModelSpec, batch: float, context_tokens: float, new_tokens: float = 1) -> float:
     """2 * P_active * b + attention 4 * L * n_heads * d_head * c * b, per new token of each sequence."""
-    per_sequence = 2 * active_params(m) * new_tokens + attention_flop(m, context_tokens, new_tokens)
+    per_sequence = 2 * matmul_params(m) * new_tokens + attention_flop(m, context_tokens, new_tokens, absorbed=True)
     return batch * per_sequence
 
 

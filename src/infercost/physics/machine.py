@@ -35,3 +35,12 @@ class Machine:
     @property
     def total_memory_bytes(self) -> float:
         return self.gpus * self.memory_bytes
+
+
+def tensor_parallel_size_at_least(heads: int, kv_heads: int, gpus: int, max_gpus: int) -> int | None:
+    """Smallest G >= gpus that splits the attention heads evenly (heads % G == 0) and the KV heads
+    either evenly or by replication (Megatron-LM tensor parallelism, arXiv 1909.08053 §3)."""
+    for g in range(gpus, max_gpus + 1):
+        if heads % g == 0 and (kv_heads % g == 0 or g % kv_heads == 0):
+            return g
+    return None

@@ -100,6 +100,14 @@ def active_params(m: ModelSpec) -> int:
     return _shared_params(m) + moe_layer_count(m) * m.moe.experts_per_token * expert_params(m, m.moe)
 
 
+@cache
+def matmul_params(m: ModelSpec) -> int:
+    """Weights one token is multiplied by: the active weights less the input embedding, which is a
+    table lookup (a tied table still counts once, as the output head)."""
+    lookup = 0 if m.tied_embeddings else m.vocab_size * m.hidden_size
+    return active_params(m) - lookup
+
+
 def params_touched_at_batch(m: ModelSpec, batch_tokens: float) -> float:
     """Weights read for one step over `batch_tokens` tokens: MoE layers load only the experts hit.
 
