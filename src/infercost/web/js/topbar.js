@@ -165,7 +165,7 @@ export function render(est) {
   let text = `${est.model.name} at ${precisionLabel(est.precision.precision)} needs ${bytesText(fit.weights_bytes)} for its weights; `
     + `${hw.gpus} × ${hw.name} hold ${bytesText(usable)} after the runtime's reserve.`;
   if (fit.min_gpus) {
-    text += ` The fewest that hold it: ${int(fit.min_gpus)}.`;
+    text += ` The fewest that hold it and split its attention heads evenly: ${int(fit.min_gpus)}.`;
     ui.apply.hidden = false;
     ui.apply.dataset.gpus = String(fit.min_gpus);
     setText(ui.applyN, int(fit.min_gpus));
