@@ -18,9 +18,9 @@ from ..specs import Precision
 CORE_PRECISION = {"fp32": Precision.BIT32, "bf16": Precision.BIT16, "fp16": Precision.BIT16,
                   "int8": Precision.BIT8, "fp8": Precision.BIT8}
 ALL_PRECISIONS = tuple(CORE_PRECISION)
-# Measured here (2-core Xeon, torch 2.13): the engines' int8 GEMV ran within a few percent of each
-# other, and at 128 rows onednn was fastest (1.0 vs 0.9 TFLOP/s for fbgemm). See benchmarks/.
-CPU_INT8_ENGINES = ("onednn", "x86", "fbgemm")
+# Measured here (2-core Xeon, torch 2.13, 1.1B Llama shape): fbgemm and x86 decoded at ~55 ms/token
+# at best, onednn at ~80 ms (onednn read a 128-token prompt a little faster). Decode speed decides.
+CPU_INT8_ENGINES = ("fbgemm", "x86", "onednn")
 
 
 class Unsupported(Exception):
