@@ -59,12 +59,14 @@ def measure_limits(torch, device, precisions, s: dict, tick):
         torch.backends.cuda.matmul.allow_tf32 = True
         matmul["tf32"] = probes.matmul_flops(torch, device.id, torch.float32, s["probe_matmul"], PROBE_REPEATS)
         torch.backends.cuda.matmul.allow_tf32 = False
-    for p in precisions:
+    # fp32 always: the core needs a 16- or 32-bit peak for any estimate, even of an int8-only run.
+    for p in dict.fromkeys([*precisions, "fp32"]):
         tick(f"{device.id}: {p} matmul")
         try:
             matmul[p] = matmul_probe(torch, device, p, s["probe_matmul"])
         except Unsupported as exc:
-            failed[p] = str(exc)
+            if p in precisions:
+                failed[p] = str(exc)
     strict = {k: v for k, v in matmul.items() if k != "tf32" or s["tf32"]}
     if s["tf32"] and "tf32" in strict:
         strict["fp32"] = strict.pop("tf32")

@@ -4,6 +4,7 @@ model (`--model`), or any architecture from a config.json with random weights (`
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -108,31 +109,15 @@ def _hub_config(model_id: str) -> dict:
         raise ModelError("--model", f"cannot fetch {model_id} from the hub: {first[:160]}") from None
 
 
+def spec_id(source: ModelSource) -> str:
+    """A catalog-style slug for the benchmarked model: 'bench-' + its name, lowercased."""
+    slug = re.sub(r"[^a-z0-9]+", "-", source.id.lower()).strip("-")
+    return f"bench-{slug[-60:].strip('-') or 'model'}"
+
+
 def model_spec(source: ModelSource):
-    """The core's ModelSpec of this model, from its config.json."""
-    try:
-        from ..hf_config import model_from_config
-    except ImportError:  # the core's importer is not there yet: read the Llama-family fields here
-        return _llama_spec(source)
-    spec = model_from_config(source.config)
-    import dataclasses
+    """The core's ModelSpec of this model, from its config.json (raises ConfigError when the core
+    cannot read the architecture; the benchmark then runs without estimates)."""
+    from ..hf_config import model_from_config
 
-    return dataclasses.replace(spec, id=f"bench:{source.id}", name=source.id)
-
-
-def _llama_spec(source: ModelSource):
-    from ..specs import ModelSpec
-
-    c = source.config
-    try:
-        heads = int(c["num_attention_heads"])
-        hidden = int(c["hidden_size"])
-        return ModelSpec(
-            id=f"bench:{source.id}", name=source.id, layers=int(c["num_hidden_layers"]), hidden_size=hidden,
-            heads=heads, kv_heads=int(c.get("num_key_value_heads") or heads),
-            head_dim=int(c.get("head_dim") or hidden // heads), ffn_size=int(c["intermediate_size"]),
-            vocab_size=int(c["vocab_size"]), max_context_tokens=int(c.get("max_position_embeddings", 2048)),
-            tied_embeddings=bool(c.get("tie_word_embeddings", False)),
-        )
-    except (KeyError, TypeError, ValueError) as exc:
-        raise ModelError("--config", f"config.json lacks a usable field ({exc})") from None
+    return model_from_config(source.config, model_id=spec_id(source), name=source.id)
