@@ -3,10 +3,12 @@ facts every section needs: whether the weights fit, and how many conversations f
 
 from __future__ import annotations
 
+import dataclasses
+
 from . import catalog
 from .assumptions import assumptions
 from .errors import ScenarioError
-from .physics import memory
+from .physics import engines, memory
 from .physics.machine import Machine, tensor_parallel_size_at_least
 from .precision import Formats, resolve
 from .results import Fit
@@ -23,17 +25,11 @@ def gpu_of(s: Scenario) -> GpuSpec:
 
 
 def machine_for(gpu: GpuSpec, gpus: int, fmt: Formats, s: Scenario) -> Machine:
-    a = assumptions()
-    return Machine(
-        gpus=gpus,
-        peak_flop_per_s=gpu.peak.get(fmt.compute_format) or 0.0,
-        memory_bandwidth_bytes_per_s=gpu.memory_bandwidth_bytes_per_s,
-        memory_bytes=gpu.memory_bytes,
-        link_bandwidth_bytes_per_s=gpu.link_bandwidth_bytes_per_s or a.pcie_bandwidth_bytes_per_s,
-        allreduce_hop_latency_s=a.allreduce_hop_latency_s,
-        compute_efficiency=s.compute_efficiency,
-        memory_efficiency=s.memory_efficiency,
-    )
+    """The steps' machine: the serving model's link (an NVLink bridge joins pairs only, beyond them
+    the all-reduce crosses PCIe), with the plain ring all-reduce at the per-hop latency of small
+    messages rather than the latency fitted to max-load measurements."""
+    machine = engines.machine_for(gpu, gpus, fmt, s.compute_efficiency, s.memory_efficiency)
+    return dataclasses.replace(machine, allreduce_latency_s=None)
 
 
 def check_lengths(s: Scenario, m: ModelSpec) -> None:
