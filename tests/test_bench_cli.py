@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 
@@ -103,3 +104,16 @@ def test_missing_torch_names_the_extra(capsys, monkeypatch):
     real = cli.importlib.util.find_spec
     monkeypatch.setattr(cli.importlib.util, "find_spec", lambda name, *a: None if name == "torch" else real(name, *a))
     assert "pip install 'infercost[bench]'" in _refusal(capsys, ["--quick"])
+
+
+def test_result_file_in_a_folder_that_cannot_be_written(capsys, tmp_path):
+    assert "is a folder" in _refusal(capsys, ["--quick", "--json", str(tmp_path)])
+    locked = tmp_path / "locked"
+    locked.mkdir()
+    locked.chmod(0o500)
+    try:
+        if os.access(locked, os.W_OK):
+            pytest.skip("running as a user who can write anywhere")
+        assert "not writable" in _refusal(capsys, ["--quick", "--json", str(locked / "r.json")])
+    finally:
+        locked.chmod(0o700)

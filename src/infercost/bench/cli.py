@@ -103,7 +103,21 @@ def settings_from_args(args: argparse.Namespace) -> dict:
         raise BenchError(f"--threads: must be between 1 and 1024, got {s['threads']}")
     if args.model and args.config:
         raise BenchError("--model and --config: give one, not both")
+    if s["json"]:
+        _check_writable(s["json"])
     return s
+
+
+def _check_writable(path: str) -> None:
+    """Refuse before measuring for minutes a result file that could not be written."""
+    target = os.path.abspath(os.path.expanduser(path))
+    if os.path.isdir(target):
+        raise BenchError(f"--json: {path} is a folder; give a file name")
+    parent = os.path.dirname(target)
+    while parent and not os.path.exists(parent):
+        parent = os.path.dirname(parent) if os.path.dirname(parent) != parent else ""
+    if not parent or not os.access(parent, os.W_OK):
+        raise BenchError(f"--json: cannot write {path} (its folder is not writable)")
 
 
 def _check_stack() -> None:

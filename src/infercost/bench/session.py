@@ -139,7 +139,10 @@ def run_bench(s: dict) -> int:
     finish(result, time.perf_counter() - start)
     print_summary(console, result)
     if s["json"]:
-        path = write(result, s["json"])
+        try:
+            path = write(result, s["json"])
+        except OSError as exc:
+            raise BenchError(f"cannot write {s['json']}: {exc.strerror or exc}") from None
         console.print(f"Result written to {path}")
     return 130 if interrupted else 0
 
