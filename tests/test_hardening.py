@@ -19,28 +19,14 @@ def _field_named(response, field):
     return any(field in ".".join(map(str, p["loc"])) or field in p["msg"] for p in problems)
 
 
+# The main table of bad scenarios is in test_server.py; these are the ones the fuzzer and the review found.
 BAD_ESTIMATES = [  # (body, field the answer must name)
-    ({"gpus": -1}, "gpus"),
-    ({"gpus": 0}, "gpus"),
-    ({"gpus": 10**12}, "gpus"),
-    ({"gpus": "two"}, "gpus"),
-    ({"gpus": 2.5}, "gpus"),
-    ({"gpus": True}, "gpus"),
-    ({"batch": None}, "batch"),
+    ({"memory_efficiency": 1e-300}, "memory_efficiency"),  # overflowed every time to infinity
     ({"compute_efficiency": "NaN"}, "compute_efficiency"),
-    ({"memory_efficiency": 1e-300}, "memory_efficiency"),
-    ({"busy_share": 1.5}, "busy_share"),
-    ({"price_per_gpu_hour_usd": -2}, "price_per_gpu_hour_usd"),
-    ({"price_per_gpu_hour_usd": 1e308}, "price_per_gpu_hour_usd"),
-    ({"model": "gpt-9"}, "model"),
-    ({"gpu": "h900"}, "gpu"),
-    ({"draft_model": "nope"}, "draft_model"),
-    ({"precision": "3bit"}, "precision"),
-    ({"question_tokens": 130000, "answer_tokens": 5000}, "answer_tokens"),
-    ({"conversation_tokens": 10**6}, "conversation_tokens"),
-    ({"shared_prefix_tokens": 900, "question_tokens": 100}, "shared_prefix_tokens"),
-    ({"surprise": 1}, "surprise"),
-    ({"custom_model": {"id": "x"}}, "custom_model"),
+    ({"question_tokens": 200_000}, "question_tokens"),  # the question alone is past the context
+    ({"custom_gpu": {"id": "x", "name": "x", "vendor": "x", "peak": {"bf16_flop_per_s": 1e15}, "memory_bytes": 8e10,
+                     "memory_bandwidth_bytes_per_s": 1e-300, "link_name": ""}}, "custom_gpu.memory_bandwidth_bytes_per_s"),
+    ({"model": "llama-3.1-8b", "draft_model": "qwen3-8b"}, "draft_model"),  # another tokenizer
 ]
 
 
