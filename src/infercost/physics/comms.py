@@ -8,14 +8,6 @@ from .machine import Machine
 ACTIVATION_BYTES_PER_ELEMENT = 2  # all-reduced activations travel at 16-bit
 
 
-def ring_allreduce_s(message_bytes: float, gpus: int, link_bytes_per_s: float, hop_latency_s: float) -> float:
-    """Ring all-reduce: 2(G-1) hops of latency plus 2(G-1)/G of the message over the link (Thakur et al. 2005)."""
-    if gpus <= 1:
-        return 0.0
-    hops = 2 * (gpus - 1)
-    return hops * hop_latency_s + hops / gpus * message_bytes / link_bytes_per_s
-
-
 def allreduce_s(message_bytes: float, gpus: int, link_bytes_per_s: float, hop_latency_s: float,
                 bandwidth_share: float) -> float:
     """Ring all-reduce, alpha-beta form: 2(G-1) steps, each paying the link's per-step latency, move
@@ -28,9 +20,9 @@ def allreduce_s(message_bytes: float, gpus: int, link_bytes_per_s: float, hop_la
 
 
 def allreduce_on(machine: Machine, message_bytes: float) -> float:
-    if machine.allreduce_latency_s is None:
-        return ring_allreduce_s(message_bytes, machine.gpus, machine.link_bandwidth_bytes_per_s,
-                                machine.allreduce_hop_latency_s)
+    if machine.allreduce_latency_s is None:  # the steps: small-message hop latency, the whole link
+        return allreduce_s(message_bytes, machine.gpus, machine.link_bandwidth_bytes_per_s,
+                           machine.allreduce_hop_latency_s, 1.0)
     return allreduce_s(message_bytes, machine.gpus, machine.link_bandwidth_bytes_per_s, machine.allreduce_latency_s,
                        machine.link_bandwidth_share)
 

@@ -69,10 +69,6 @@ def engine(name: str = DEFAULT_ENGINE) -> Engine:
                   assumptions().kv_block_tokens, raw.get("source", ""))
 
 
-def engines() -> tuple[str, ...]:
-    return tuple(assumptions().serving.engines)
-
-
 @lru_cache(maxsize=1)
 def step_physics() -> StepPhysics:
     sv = assumptions().serving
